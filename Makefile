@@ -1,0 +1,53 @@
+# One Line Changed: every command a learner, an instructor or CI needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+# Extra options for `make lab`, e.g. make lab LAB_ARGS="--port 8899 --no-browser"
+LAB_ARGS ?=
+
+.PHONY: setup lab test execute stamp data lint bench clean help
+
+help:
+	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
+	@echo "make test     set up (first time only) and run every test, notebooks included"
+	@echo "make execute  re-run every notebook top to bottom and keep the fresh outputs"
+	@echo "make stamp    write the Colab badge and the setup cell into every notebook"
+	@echo "make data     fetch and verify the corpus into data/"
+	@echo "make lint     check the code style of helpers/, tests/, tools/ and the notebooks"
+	@echo "make bench    time each notebook under nbval and print a table"
+	@echo "make clean    remove the virtual environment and caches (the corpus stays)"
+
+setup: $(INSTALLED)
+
+$(INSTALLED): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $(INSTALLED)
+
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+
+test: setup
+	$(BIN)/python -m pytest
+
+execute: setup
+	$(BIN)/python -m tools.notebooks execute
+
+stamp: setup
+	$(BIN)/python -m tools.notebooks stamp
+
+data: setup
+	$(BIN)/python -c "from helpers.data import ensure_corpus; print('corpus ready:', ensure_corpus().name)"
+
+lint: setup
+	$(BIN)/ruff check .
+
+bench: setup
+	$(BIN)/python -m tools.notebooks bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -1,0 +1,69 @@
+"""The language models the course grows, one small class per stage."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .data import VOCAB_SIZE
+
+
+class CharLanguageModel(nn.Module):
+    """What every model here shares: a loss from (B, T, V) logits, and sampling.
+
+    Subclasses define `forward(idx, targets=None)` returning `(logits, loss)` by calling
+    `self.loss_for(logits, targets)`. A model with a fixed context sets `block_size`.
+    """
+
+    block_size = None  # None: the model can read a context of any length
+
+    @staticmethod
+    def loss_for(logits: torch.Tensor, targets=None):
+        """Cross-entropy of (B, T, V) logits against (B, T) targets, or None without targets."""
+        if targets is None:
+            return None
+        B, T, V = logits.shape
+        return F.cross_entropy(logits.view(B * T, V), targets.view(B * T))
+
+    @torch.no_grad()
+    def generate(self, idx: torch.Tensor, max_new_tokens: int, generator=None) -> torch.Tensor:
+        """Extend the (B, T) context `idx` by `max_new_tokens` sampled characters."""
+        if idx.dim() != 2 or idx.shape[1] == 0:
+            raise ValueError(f"generate() needs a (B, T) context with T >= 1, not shape {tuple(idx.shape)}.")
+        for _ in range(max_new_tokens):
+            context = idx if self.block_size is None else idx[:, -self.block_size :]
+            logits, _ = self(context)
+            probs = F.softmax(logits[:, -1, :], dim=-1)
+            nxt = torch.multinomial(probs, num_samples=1, generator=generator)
+            idx = torch.cat((idx, nxt), dim=1)
+        return idx
+
+
+class BigramLanguageModel(CharLanguageModel):
+    """Each character's row of a (V, V) table is, directly, the scores for the next character."""
+
+    def __init__(self, vocab_size: int = VOCAB_SIZE):
+        super().__init__()
+        self.token_embedding_table = nn.Embedding(vocab_size, vocab_size)
+
+    def forward(self, idx, targets=None):
+        logits = self.token_embedding_table(idx)  # (B, T, V)
+        return logits, self.loss_for(logits, targets)
+
+
+class SplitBigramModel(CharLanguageModel):
+    """The bigram split in two: characters → n_embd-wide vectors → scores via `lm_head`."""
+
+    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32):
+        super().__init__()
+        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)  # what a character is
+        self.lm_head = nn.Linear(n_embd, vocab_size)  # representation → next-character scores
+
+    def forward(self, idx, targets=None):
+        x = self.token_embedding_table(idx)  # (B, T, C)
+        logits = self.lm_head(x)  # (B, T, V)
+        return logits, self.loss_for(logits, targets)
+
+
+def count_parameters(model: nn.Module) -> int:
+    """How many numbers the model learns."""
+    return sum(p.numel() for p in model.parameters())

@@ -1,0 +1,1 @@
+"""Maintenance commands for the course's notebooks (run through the Makefile)."""
