@@ -1,5 +1,6 @@
 """Shared helpers for the One Line Changed course: data, models, training, pictures, diffs."""
 
+from .averaging import average_loop, average_matmul, average_softmax
 from .course import REPO_URL, colab_url
 from .data import (
     CHARS,
@@ -17,7 +18,7 @@ from .data import (
     load_text,
     train_val_split,
 )
-from .diffing import changed_lines, show_diff, source_diff
+from .diffing import changed_lines, show_diff, show_source, source_diff
 from .models import BigramLanguageModel, CharLanguageModel, SplitBigramModel, count_parameters
 from .plots import plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything

@@ -7,13 +7,16 @@ import textwrap
 
 
 def function_body(fn) -> list[str]:
-    """The lines of a function's body (its `def` line(s) left out), dedented."""
+    """The lines of a function's body, dedented, without its `def` line(s) and docstring."""
     source = textwrap.dedent(inspect.getsource(fn))
     node = ast.parse(source).body[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise TypeError(f"{fn!r} is not a function defined with def.")
+    body = node.body
+    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+        body = body[1:]  # leave the docstring out: it describes the code, it is not the code
     lines = source.splitlines()
-    return textwrap.dedent("\n".join(lines[node.body[0].lineno - 1 :])).splitlines()
+    return textwrap.dedent("\n".join(lines[body[0].lineno - 1 :])).splitlines()
 
 
 def changed_lines(old_fn, new_fn) -> tuple[list[str], list[str]]:
@@ -45,3 +48,8 @@ def show_diff(old_fn, new_fn) -> None:
     print(source_diff(old_fn, new_fn))
     removed, added = changed_lines(old_fn, new_fn)
     print(f"\n{len(removed)} line(s) removed, {len(added)} line(s) added.")
+
+
+def show_source(fn) -> None:
+    """Print a function's source exactly as it is written in helpers/."""
+    print(textwrap.dedent(inspect.getsource(fn)))

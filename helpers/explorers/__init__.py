@@ -1,0 +1,1 @@
+"""Callbacks behind the notebooks' interactive explorers: plain functions, tested directly."""
