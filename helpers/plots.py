@@ -110,11 +110,15 @@ def _annotate(ax, m, masked, is_weights, vmax):
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
 
 
-def show_wei_stages(panels, labels=None, causal=None, size=3.4):
-    """Draw several `wei` matrices side by side: `panels` is a list of (wei, stage) pairs."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(size * len(panels) + 1, size), squeeze=False)
-    for ax, (wei, stage) in zip(axes[0], panels, strict=True):
-        show_wei(wei, labels, stage=stage, ax=ax, causal=causal)
+def show_wei_stages(panels, labels=None, causal=None, size=4.2):
+    """Draw several `wei` matrices side by side.
+
+    `panels` is a list of (wei, stage) or (wei, stage, title) tuples; returns the figure.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(size * len(panels) + 0.5, size), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        wei, stage, *title = panel
+        show_wei(wei, labels, stage=stage, ax=ax, causal=causal, title=title[0] if title else None)
     fig.tight_layout()
     return fig
 

@@ -46,8 +46,8 @@ def _available(name: str) -> bool:
     return True
 
 
-def seed_everything(seed: int = 1337) -> int:
-    """Seed Python's, NumPy's (if present) and PyTorch's random generators; return the seed."""
+def seed_everything(seed: int = 1337) -> None:
+    """Seed Python's, NumPy's (if present) and PyTorch's random generators."""
     random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device
     try:
@@ -56,4 +56,3 @@ def seed_everything(seed: int = 1337) -> int:
         pass
     else:
         np.random.seed(seed)
-    return seed
