@@ -46,7 +46,10 @@ def setup_source() -> str:
     """The setup cell, byte-identical in every notebook."""
     folder = REPO.split("/")[-1]
     return f'''{SETUP_MARKER} (identical in every notebook; `make stamp` writes it): make helpers/ importable.
-import os, pathlib, subprocess, sys
+import os
+import pathlib
+import subprocess
+import sys
 
 REPO_URL = "{REPO_URL}"
 
