@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 # Extra options for `make lab`, e.g. make lab LAB_ARGS="--port 8899 --no-browser"
 LAB_ARGS ?=
+# Jupyter refuses to run as root (containers, some cloud machines) unless told it is deliberate.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: setup lab test execute stamp data lint bench clean help
 
@@ -27,7 +29,7 @@ $(INSTALLED): requirements.txt
 	touch $(INSTALLED)
 
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: setup
 	$(BIN)/python -m pytest

@@ -76,8 +76,7 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
         finite = m[~masked]
         bound = max(float(finite.abs().max()), 1e-6) if finite.numel() else 1.0
         vmin, vmax, cmap = -bound, bound, "RdBu_r"
-    cmap = plt.get_cmap(cmap).copy()
-    cmap.set_bad("#d9d9d9")
+    cmap = plt.get_cmap(cmap).with_extremes(bad="#d9d9d9")
 
     if ax is None:
         _, ax = plt.subplots(figsize=(0.45 * S + 2.2, 0.45 * T + 1.2))

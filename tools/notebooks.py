@@ -7,6 +7,7 @@ Each command takes optional notebook names (e.g. 00_bigram_baseline.ipynb) to li
 """
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -97,6 +98,18 @@ def stamp(path: Path) -> bool:
     return changed
 
 
+COLAB_LINK = re.compile(r"https://colab\.research\.google\.com/github/[^/\s]+/[^/\s]+/blob/[^/\s]+/notebooks/")
+
+
+def stamp_readme(readme: Path = ROOT / "README.md") -> bool:
+    """Point the README's Colab badges at the current address; return whether it changed."""
+    text = readme.read_text(encoding="utf-8")
+    new = COLAB_LINK.sub(colab_url(""), text)
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def write_atomically(nb, path: Path) -> None:
     """Write a notebook to a temporary file beside `path`, then move it into place."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".ipynb.part")
@@ -163,6 +176,7 @@ def main(argv) -> int:
     if command == "stamp":
         for path in paths:
             print(f"{path.name}: {'stamped' if stamp(path) else 'already up to date'}")
+        print(f"README.md: {'badges updated' if stamp_readme() else 'already up to date'}")
     elif command == "execute":
         for path in paths:
             stamp(path)

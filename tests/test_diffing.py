@@ -1,0 +1,45 @@
+"""The "one line changed" diff helper."""
+
+import pytest
+
+from helpers.averaging import average_matmul, average_softmax
+from helpers.diffing import changed_lines, function_body, show_diff, source_diff
+
+
+def mean_scores(x):
+    """Doc strings are not code."""
+    wei = x * 0
+    return wei + x
+
+
+def attention_scores(x):
+    """A different doc string."""
+    wei = x @ x
+    return wei + x
+
+
+def test_body_leaves_out_the_def_line_and_docstring():
+    assert function_body(mean_scores) == ["wei = x * 0", "return wei + x"]
+
+
+def test_changed_lines_finds_exactly_the_one_line():
+    assert changed_lines(mean_scores, attention_scores) == (["wei = x * 0"], ["wei = x @ x"])
+
+
+def test_scheme_two_to_three_replaces_the_normalisation_with_softmax():
+    removed, added = changed_lines(average_matmul, average_softmax)
+    assert removed == ["wei = tril / tril.sum(1, keepdim=True)"]
+    assert added[-1] == "wei = F.softmax(wei, dim=-1)" and len(added) == 3
+
+
+def test_source_diff_is_named_after_the_functions(capsys):
+    diff = source_diff(mean_scores, attention_scores)
+    assert diff.startswith("--- mean_scores\n+++ attention_scores")
+    assert "-wei = x * 0" in diff and "+wei = x @ x" in diff
+    show_diff(mean_scores, attention_scores)
+    assert "1 line(s) removed, 1 line(s) added." in capsys.readouterr().out
+
+
+def test_lambdas_are_refused():
+    with pytest.raises(TypeError, match="not a function defined with def"):
+        function_body(lambda x: x)

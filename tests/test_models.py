@@ -1,0 +1,74 @@
+"""The bigram and split models: shapes, losses, parameter counts, sampling."""
+
+import math
+
+import pytest
+import torch
+
+from helpers import encode
+from helpers.models import BigramLanguageModel, CharLanguageModel, SplitBigramModel, count_parameters
+
+
+@pytest.mark.parametrize("make", [BigramLanguageModel, SplitBigramModel])
+def test_forward_returns_logits_and_loss(make):
+    torch.manual_seed(0)
+    model = make()
+    idx = torch.randint(0, 65, (4, 8))
+    logits, loss = model(idx)
+    assert logits.shape == (4, 8, 65) and loss is None
+    _, loss = model(idx, torch.randint(0, 65, (4, 8)))
+    assert loss.ndim == 0 and math.isfinite(loss.item())
+
+
+def test_both_models_have_4225_parameters():
+    assert count_parameters(BigramLanguageModel()) == 65 * 65 == 4225
+    assert count_parameters(SplitBigramModel(n_embd=32)) == 65 * 32 + 32 * 65 + 65 == 4225
+
+
+def test_bigram_gives_hou_you_thou_the_same_last_logits():
+    torch.manual_seed(0)
+    model = BigramLanguageModel()
+    last = [model(torch.tensor([encode(w)]))[0][0, -1] for w in ("hou", "you", "thou")]
+    assert torch.equal(last[0], last[1]) and torch.equal(last[0], last[2])
+
+
+def test_split_model_starts_nearer_ln65_than_the_bigram():
+    torch.manual_seed(0)
+    idx, targets = torch.randint(0, 65, (64, 8)), torch.randint(0, 65, (64, 8))
+    bigram_loss = BigramLanguageModel()(idx, targets)[1].item()
+    split_loss = SplitBigramModel()(idx, targets)[1].item()
+    assert abs(split_loss - math.log(65)) < abs(bigram_loss - math.log(65))
+
+
+@pytest.mark.parametrize("make", [BigramLanguageModel, SplitBigramModel])
+def test_generate_appends_valid_characters(make):
+    torch.manual_seed(0)
+    out = make().generate(torch.zeros((2, 1), dtype=torch.long), max_new_tokens=10)
+    assert out.shape == (2, 11) and out.min() >= 0 and out.max() < 65
+
+
+class _Windowed(CharLanguageModel):
+    """A model that records how long a context it is shown."""
+
+    block_size = 4
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+        self.table = torch.nn.Embedding(65, 65)
+
+    def forward(self, idx, targets=None):
+        self.seen.append(idx.shape[1])
+        logits = self.table(idx)
+        return logits, self.loss_for(logits, targets)
+
+
+def test_generate_crops_the_context_to_block_size():
+    model = _Windowed()
+    model.generate(torch.zeros((1, 3), dtype=torch.long), max_new_tokens=6)
+    assert model.seen == [3, 4, 4, 4, 4, 4]
+
+
+def test_generate_rejects_an_empty_context():
+    with pytest.raises(ValueError, match="T >= 1"):
+        BigramLanguageModel().generate(torch.zeros((1, 0), dtype=torch.long), max_new_tokens=1)

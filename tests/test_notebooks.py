@@ -1,0 +1,101 @@
+"""Structure of every committed notebook: stamped, executed fresh, clean.
+
+nbval re-executes the notebooks themselves (pytest --nbval-lax); these tests check what is stored.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.course import REPO_URL, colab_url
+from tools.notebooks import NOTEBOOK_DIR, badge_source, notebook_paths, setup_source
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = notebook_paths()
+ABSOLUTE_PATH = re.compile(r"(/(root|home|Users|tmp|work|private|var/folders)/|[A-Za-z]:\\\\)")
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def notebook(request):
+    return request.param, nbformat.read(request.param, as_version=4)
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+def test_the_course_has_notebooks_from_00():
+    assert NOTEBOOKS and NOTEBOOKS[0].name == "00_bigram_baseline.ipynb"
+    assert all(p.parent == NOTEBOOK_DIR for p in NOTEBOOKS)
+
+
+def test_first_cell_is_the_colab_badge(notebook):
+    path, nb = notebook
+    assert nb.cells[0].cell_type == "markdown"
+    assert nb.cells[0].source == badge_source(path.name)
+    assert colab_url(path.name) in nb.cells[0].source
+
+
+def test_setup_cell_is_identical_everywhere_and_first(notebook):
+    _, nb = notebook
+    setup = code_cells(nb)[0]
+    assert setup.source == setup_source()
+    assert f'REPO_URL = "{REPO_URL}"' in setup.source
+
+
+def test_executed_top_to_bottom_in_one_fresh_run(notebook):
+    _, nb = notebook
+    counts = [c.execution_count for c in code_cells(nb)]
+    assert counts == list(range(1, len(counts) + 1)), "run `make execute` to refresh the stored outputs"
+
+
+def test_outputs_are_stored_and_hold_no_error(notebook):
+    _, nb = notebook
+    outputs = [o for c in code_cells(nb) for o in c.outputs]
+    assert outputs, "no outputs stored: run `make execute`"
+    assert any("image/png" in o.get("data", {}) for o in outputs), "every notebook shows at least one heatmap"
+    errors = [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr" and "Traceback" in o.text]
+    assert not errors
+
+
+def test_no_widget_state_is_stored(notebook):
+    _, nb = notebook
+    assert "widgets" not in nb.metadata
+    assert all("widgets" not in c.metadata for c in nb.cells)
+
+
+def test_no_absolute_paths(notebook):
+    path, _ = notebook
+    text = path.read_text(encoding="utf-8")
+    assert not ABSOLUTE_PATH.search(text), ABSOLUTE_PATH.search(text)
+
+
+def test_every_notebook_asserts_something(notebook):
+    _, nb = notebook
+    assert any("assert" in c.source for c in code_cells(nb))
+
+
+def test_readme_lists_every_notebook_with_its_badge():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        assert f"notebooks/{path.name}" in readme, f"README does not list {path.name}"
+        assert colab_url(path.name) in readme, f"README has no Colab badge for {path.name}"
+
+
+def test_public_address_is_written_in_one_source_file():
+    holders = [
+        p.relative_to(ROOT).as_posix()
+        for p in ROOT.rglob("*.py")
+        if ".venv" not in p.parts and REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")
+    ]
+    assert holders == [], f"only helpers/course.py may spell out the address (via REPO): {holders}"
+    assert (ROOT / "helpers" / "course.py").read_text(encoding="utf-8").count('REPO = "') == 1
+
+
+def test_notebooks_are_valid_nbformat(notebook):
+    _, nb = notebook
+    nbformat.validate(nb)
+    assert json.dumps(nb)  # serialisable as stored

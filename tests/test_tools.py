@@ -1,0 +1,77 @@
+"""The notebook stamping tool and the CI entry point."""
+
+import nbformat
+import pytest
+
+from tools import notebooks as tool
+from tools.notebooks import ROOT, badge_source, setup_source, stamp
+
+
+def make_notebook(path, cells):
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+
+
+def test_stamp_writes_badge_and_setup_then_is_idempotent(tmp_path):
+    path = tmp_path / "07_example.ipynb"
+    make_notebook(path, [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("# Course setup")])
+    assert stamp(path) is True
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[0].source == badge_source("07_example.ipynb")
+    assert nb.cells[2].source == setup_source()
+    assert stamp(path) is False
+
+
+def test_stamp_refuses_a_notebook_without_setup_cell(tmp_path):
+    path = tmp_path / "08_example.ipynb"
+    make_notebook(path, [nbformat.v4.new_code_cell("print('hi')")])
+    before = path.read_bytes()
+    with pytest.raises(SystemExit, match="first code cell must be the setup cell"):
+        stamp(path)
+    assert path.read_bytes() == before  # nothing half-written
+
+
+def test_setup_cell_finds_helpers_from_a_subfolder(tmp_path, monkeypatch):
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    namespace = {}
+    exec(setup_source(), namespace)
+    assert namespace["COURSE_ROOT"] == tmp_path
+
+
+def test_setup_cell_explains_when_helpers_cannot_be_found(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match="helpers/ not found"):
+        exec(setup_source(), {})
+
+
+def test_unknown_notebook_name_is_refused():
+    with pytest.raises(SystemExit, match="No such notebook"):
+        tool.notebook_paths(["99_nothing.ipynb"])
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in readme and ci.rstrip().endswith("make test")
+    assert "../shared/data/tinyshakespeare.txt" in ci
+
+
+def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
+    path = tmp_path / "09_fails.ipynb"
+    make_notebook(path, [nbformat.v4.new_code_cell("raise ValueError('boom')")])
+    before = path.read_bytes()
+    with pytest.raises(Exception, match="boom"):
+        tool.execute(path, timeout=60)
+    assert path.read_bytes() == before
+
+
+def test_stamp_readme_points_badges_at_the_current_address(tmp_path):
+    readme = tmp_path / "README.md"
+    old = "https://colab.research.google.com/github/someone/old-name/blob/dev/notebooks/00_x.ipynb"
+    readme.write_text(f"[![Open In Colab](badge.svg)]({old})\n")
+    assert tool.stamp_readme(readme) is True
+    assert readme.read_text() == f"[![Open In Colab](badge.svg)]({tool.colab_url('00_x.ipynb')})\n"
+    assert tool.stamp_readme(readme) is False
