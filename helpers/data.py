@@ -70,6 +70,7 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(payload)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; the corpus is not
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

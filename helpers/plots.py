@@ -44,13 +44,14 @@ def masked_cells(m: torch.Tensor, causal: bool = False) -> torch.Tensor:
     return masked
 
 
-def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels=None, title=None):
+def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels=None, title=None, mask=None):
     """Draw `wei` as a heatmap: query characters down the side, key characters along the top.
 
     stage: one of STAGES ('raw', 'masked', 'softmax', 'weights', 'visibility'); it names the
     panel and picks the colour scale (weights share a fixed 0–1 scale so panels compare).
     causal: also mark the future cells as masked (for weights, whose masked cells hold 0);
     by default it is on for the softmax and weights stages of a square matrix.
+    mask: optionally, a boolean matrix of wei's shape, True where a cell is masked.
     Masked cells are hatched grey, so a masked cell never looks like a true 0.
     """
     if stage not in STAGES:
@@ -67,6 +68,11 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
     if causal is None:
         causal = stage in ("softmax", "weights") and T == S
     masked = masked_cells(m, causal)
+    if mask is not None:
+        mask = torch.as_tensor(mask, device="cpu").bool()
+        if mask.shape != m.shape:
+            raise ValueError(f"mask has shape {tuple(mask.shape)} but wei is {T}×{S}.")
+        masked |= mask
 
     shown = m.clone()
     shown[masked] = math.nan
@@ -74,7 +80,8 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
         vmin, vmax, cmap = 0.0, 1.0, "Blues"
     else:
         finite = m[~masked]
-        bound = max(float(finite.abs().max()), 1e-6) if finite.numel() else 1.0
+        bound = float(finite.abs().max()) if finite.numel() else 0.0
+        bound = bound or 1.0  # all zero (or all masked): any symmetric scale will do
         vmin, vmax, cmap = -bound, bound, "RdBu_r"
     cmap = plt.get_cmap(cmap).with_extremes(bad="#d9d9d9")
 

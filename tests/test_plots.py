@@ -99,3 +99,16 @@ def test_plot_losses_draws_train_val_and_reference():
     ax = plot_losses(history, reference=2.49)
     assert [line.get_label() for line in ax.lines] == ["train", "val", "2.49"]
     plt.close(ax.figure)
+
+
+def test_all_zero_scores_get_a_readable_scale():
+    ax = show_wei(torch.zeros(3, 3), stage="raw")
+    assert ax.images[0].get_clim() == (-1.0, 1.0)
+
+
+def test_explicit_mask_hatches_the_named_cells():
+    ax = show_wei(torch.tensor([[0.3, 0.7, 0.0]]), labels="h", key_labels="hou", stage="weights",
+                  mask=torch.tensor([[False, False, True]]))
+    assert len(hatched(ax)) == 1
+    with pytest.raises(ValueError, match="mask has shape"):
+        show_wei(torch.eye(2), mask=torch.ones(3, 3))

@@ -116,6 +116,7 @@ def write_atomically(nb, path: Path) -> None:
     os.close(fd)
     try:
         nbformat.write(nb, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; a notebook is not
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -136,7 +137,7 @@ def execute(path: Path, timeout: int = 900) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
-        store_widget_state=False,
+        store_widget_state=True,  # needed for interact() outputs; the state is dropped below
     )
     start = time.perf_counter()
     client.execute()
