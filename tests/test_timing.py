@@ -1,0 +1,63 @@
+"""helpers.timing: it calls the function the right number of times and waits for the right device.
+
+Nothing here asserts on speed: the machine running the tests may be busy with anything.
+"""
+
+import pytest
+import torch
+
+from helpers.timing import devices_of, synchronize, time_call
+
+
+def test_time_call_returns_seconds_as_a_non_negative_float():
+    seconds = time_call(torch.ones, 3, repeats=2)
+    assert isinstance(seconds, float)
+    assert seconds >= 0
+
+
+def test_time_call_makes_warmup_plus_repeats_calls_with_the_given_arguments():
+    calls = []
+
+    def fn(a, b, scale=1):
+        calls.append((a, b, scale))
+
+    time_call(fn, 1, 2, repeats=4, warmup=2, scale=3)
+    assert calls == [(1, 2, 3)] * 6
+
+
+def test_time_call_without_warmup_calls_exactly_repeats_times():
+    calls = []
+    time_call(lambda: calls.append(1), repeats=1, warmup=0)
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("repeats, warmup", [(0, 1), (-1, 1), (1, -1)])
+def test_time_call_rejects_impossible_counts(repeats, warmup):
+    with pytest.raises(ValueError):
+        time_call(lambda: None, repeats=repeats, warmup=warmup)
+
+
+def test_devices_of_collects_only_tensor_devices():
+    assert devices_of(torch.zeros(2), 3, "text", torch.ones(1)) == {torch.device("cpu")}
+    assert devices_of(1, None) == set()
+
+
+def test_synchronize_on_cpu_needs_nothing():
+    synchronize("cpu")
+    synchronize(torch.device("cpu"))
+
+
+def test_synchronize_waits_for_cuda_and_mps(monkeypatch):
+    waited = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: waited.append(("cuda", device)))
+    monkeypatch.setattr(torch.mps, "synchronize", lambda: waited.append(("mps", None)))
+    synchronize("cuda:0")
+    synchronize("mps")
+    assert waited == [("cuda", torch.device("cuda:0")), ("mps", None)]
+
+
+def test_time_call_waits_for_the_named_device_before_and_after_each_timed_call(monkeypatch):
+    events = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: events.append("sync"))
+    time_call(lambda: events.append("call"), repeats=2, warmup=1, device="cuda")
+    assert events == ["call", "sync", "call", "sync", "sync", "call", "sync"]
