@@ -95,16 +95,17 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods"):
     words = [word, other] if compare else [word]
     result = {"word": word, "other": other if compare else None}
     fig, axes = plt.subplots(1, len(words), figsize=(4.6 * len(words), 4.2), squeeze=False)
+    lines = []
     for ax, w, key in zip(axes[0], words, ("", "other_"), strict=False):
         wei = uniform_wei(len(w))
         averages = average_loop(word_vectors(w).unsqueeze(0))[0]
         show_wei(wei, labels=w, stage="weights", ax=ax, title=f"{w!r}: scheme one's weights")
         result[key + "wei"], result[key + "averages"] = wei, averages
-        print(f"{w!r}: running average at each position")
-        for t, ch in enumerate(w):
-            print(f"  {t:2d} {ch!r:5} {_fmt(averages[t])}")
+        lines.append(f"{w!r}: running average at each position")
+        lines += [f"  {t:2d} {ch!r:5} {_fmt(averages[t])}" for t, ch in enumerate(w)]
     fig.tight_layout()
     plt.show()
+    print("\n".join(lines))
 
     if not compare:
         print("Type a second word (an anagram such as 'gods' for 'dogs') to compare the last positions.")
