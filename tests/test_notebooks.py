@@ -15,7 +15,10 @@ from tools.notebooks import NOTEBOOK_DIR, badge_source, notebook_paths, setup_so
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = notebook_paths()
-ABSOLUTE_PATH = re.compile(r"(/(root|home|Users|tmp|work|private|var/folders|content)/|\b[A-Za-z]:\\\\(Users|Documents))")
+ABSOLUTE_PATH = re.compile(
+    r"(/(root|home|Users|tmp|work|private|var/folders|content)/"  # POSIX home, temp and Colab folders
+    r"|\b[A-Za-z]:\\\\(Users|Documents))"  # Windows user folders, as escaped in JSON
+)
 
 
 @pytest.fixture(params=NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
