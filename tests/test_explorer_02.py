@@ -1,20 +1,10 @@
 """Notebook 02's explorer: dividing a typed row of scores by its sum, and every kind of bad input."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from helpers.explorers.matmul import EXAMPLE, MAX_SCORES, divide_by_row_sum, parse_scores  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+from helpers.explorers.matmul import EXAMPLE, MAX_SCORES, divide_by_row_sum, parse_scores
 
 
 def test_the_default_shows_a_negative_weight(capsys):

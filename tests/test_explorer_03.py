@@ -1,20 +1,10 @@
 """Notebook 03's explorer: masking and softmaxing a typed row of scores, and every kind of bad input."""
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from helpers.explorers.softmax import EXAMPLE, explore_masked_softmax, masked_softmax_row  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+from helpers.explorers.softmax import EXAMPLE, explore_masked_softmax, masked_softmax_row
 
 
 def test_the_default_is_the_worked_example(capsys):
