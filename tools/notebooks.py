@@ -137,8 +137,11 @@ def execute(path: Path, timeout: int = 900) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
-        store_widget_state=True,  # needed for interact() outputs; the state is dropped below
+        store_widget_state=False,
     )
+    # Headless, nobody renders widgets: ignoring their comms avoids nbclient's occasional deadlock with
+    # interact() (jupyter/nbclient#312). What an explorer draws is then stored as an ordinary output.
+    client.comm_open_handlers.pop("jupyter.widget", None)
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
