@@ -43,3 +43,11 @@ def test_source_diff_is_named_after_the_functions(capsys):
 def test_lambdas_are_refused():
     with pytest.raises(TypeError, match="not a function defined with def"):
         function_body(lambda x: x)
+
+
+def test_show_source_prints_the_function_as_written(capsys):
+    from helpers.diffing import show_source
+
+    show_source(mean_scores)
+    printed = capsys.readouterr().out
+    assert printed.startswith("def mean_scores(x):") and "return wei + x" in printed
