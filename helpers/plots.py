@@ -14,6 +14,7 @@ STAGES = {
     "weights": ("weights (rows sum to 1)", True),
     "visibility": ("who may see whom (1 = visible)", True),
 }
+OUT_OF_RANGE = "#f59e0b"  # a "weight" below 0 or above 1 is painted orange: it is not a real weight
 ANNOTATE_UP_TO = 12  # write each cell's value when the matrix is at most this wide
 _SHOWN_AS = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
@@ -52,7 +53,8 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
     causal: also mark the future cells as masked (for weights, whose masked cells hold 0);
     by default it is on for the softmax and weights stages of a square matrix.
     mask: optionally, a boolean matrix of wei's shape, True where a cell is masked.
-    Masked cells are hatched grey, so a masked cell never looks like a true 0.
+    Masked cells are hatched grey, so a masked cell never looks like a true 0; on the weights
+    scale, a value below 0 or above 1 is painted orange, so it cannot pass for a real weight.
     """
     if stage not in STAGES:
         raise ValueError(f"Unknown stage {stage!r}: use one of {', '.join(STAGES)}.")
@@ -84,6 +86,8 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
         bound = bound or 1.0  # all zero (or all masked): any symmetric scale will do
         vmin, vmax, cmap = -bound, bound, "RdBu_r"
     cmap = plt.get_cmap(cmap).with_extremes(bad="#d9d9d9")
+    if is_weights:
+        cmap = cmap.with_extremes(under=OUT_OF_RANGE, over=OUT_OF_RANGE)
 
     if ax is None:
         _, ax = plt.subplots(figsize=(0.45 * S + 2.2, 0.45 * T + 1.2))

@@ -2,6 +2,7 @@
 
 import math
 
+import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 import torch
@@ -112,3 +113,12 @@ def test_explicit_mask_hatches_the_named_cells():
     assert len(hatched(ax)) == 1
     with pytest.raises(ValueError, match="mask has shape"):
         show_wei(torch.eye(2), mask=torch.ones(3, 3))
+
+
+def test_weights_outside_zero_to_one_are_painted_apart():
+    from helpers.plots import OUT_OF_RANGE
+
+    ax = show_wei(torch.tensor([[0.5, -0.25, 0.75]]), labels=["row"], key_labels="abc", stage="weights", causal=False)
+    cmap = ax.images[0].get_cmap()
+    orange = matplotlib.colors.to_rgba(OUT_OF_RANGE)
+    assert tuple(cmap.get_under()) == tuple(cmap.get_over()) == orange

@@ -7,6 +7,7 @@ from torch.overrides import TorchFunctionMode
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..plots import show_wei
+from . import fmt_row
 
 MAX_LEN = 12  # longest word the explorer accepts: its heatmap still has room for every value
 
@@ -61,17 +62,13 @@ def word_problem(word, what: str = "word") -> str | None:
         return f"The {what} is empty: type 1 to {MAX_LEN} characters, e.g. 'dogs'."
     if len(word) > MAX_LEN:
         return f"The {what} {word!r} has {len(word)} characters: keep it to {MAX_LEN} or fewer."
-    unknown = [ch for ch in word if ch not in STOI]
-    if unknown:
-        return (
-            f"The {what} {word!r} contains {unknown[0]!r}, which is not one of the 65 characters of tiny "
-            "Shakespeare. Use English letters, space, the digit 3 and ! $ & ' , - . : ; ? only."
-        )
+    try:
+        encode(word)
+    except ValueError as err:  # names the character and lists what is allowed
+        return f"The {what}: {err}"
     return None
 
 
-def _fmt(v: torch.Tensor) -> str:
-    return "[" + ", ".join(f"{float(a):.2f}" for a in v) + "]"
 
 
 def explore_bag_of_words(word: str = "dogs", other: str = "gods"):
@@ -102,7 +99,7 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods"):
         show_wei(wei, labels=w, stage="weights", ax=ax, title=f"{w!r}: scheme one's weights")
         result[key + "wei"], result[key + "averages"] = wei, averages
         lines.append(f"{w!r}: running average at each position")
-        lines += [f"  {t:2d} {ch!r:5} {_fmt(averages[t])}" for t, ch in enumerate(w)]
+        lines += [f"  {t:2d} {ch!r:5} {fmt_row(averages[t])}" for t, ch in enumerate(w)]
     fig.tight_layout()
     plt.show()
     print("\n".join(lines))
@@ -115,8 +112,8 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods"):
     result["last_identical"] = same
     anagram = sorted(word) == sorted(other)
     verdict = "identical" if same else "different"
-    print(f"Last position: {word!r} → {_fmt(result['averages'][-1])}, {other!r} → "
-          f"{_fmt(result['other_averages'][-1])}: {verdict}.")
+    print(f"Last position: {word!r} → {fmt_row(result['averages'][-1])}, {other!r} → "
+          f"{fmt_row(result['other_averages'][-1])}: {verdict}.")
     if anagram and word != other:
         print("Same characters in a different order give the same bag: the average cannot see order.")
     elif not anagram:

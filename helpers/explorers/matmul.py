@@ -11,10 +11,10 @@ import matplotlib.pyplot as plt
 import torch
 
 from ..plots import show_wei
+from . import fmt_row
 
 MAX_SCORES = 12  # show_wei writes every value up to this width
 EXAMPLE = "2, -1, 3"
-OUT_OF_RANGE = "#f59e0b"  # colour of a "weight" below 0 or above 1
 
 
 def parse_scores(text) -> tuple[list[float] | None, str | None]:
@@ -52,7 +52,7 @@ def divide_by_row_sum(text: str = EXAMPLE, draw: bool = True) -> dict | None:
     total = float(scores.sum())
     problems = []
     weights = None
-    print(f"scores:       {_fmt(scores)}")
+    print(f"scores:       {fmt_row(scores)}")
     print(f"sum:          {total:g}")
     if total == 0:
         problems.append(
@@ -61,7 +61,7 @@ def divide_by_row_sum(text: str = EXAMPLE, draw: bool = True) -> dict | None:
         )
     else:
         weights = scores / total
-        print(f"÷ sum:        {_fmt(weights)}   (these do add up to 1)")
+        print(f"÷ sum:        {fmt_row(weights)}   (these do add up to 1)")
         for position in (weights < 0).nonzero().flatten().tolist():
             problems.append(
                 f"Weight {position} is {weights[position]:.2f}: negative. A blend would subtract that "
@@ -80,15 +80,13 @@ def divide_by_row_sum(text: str = EXAMPLE, draw: bool = True) -> dict | None:
     return {"scores": scores, "total": total, "weights": weights, "problems": problems}
 
 
-def _fmt(row: torch.Tensor) -> str:
-    return "[" + ", ".join(f"{v:.2f}" for v in row.tolist()) + "]"
 
 
 def _draw(scores: torch.Tensor, weights) -> None:
     """The typed scores and, when there are any, the weights, as one-row show_wei panels.
 
-    The weights panel uses the fixed 0–1 colour scale of real weights; a value outside it (a
-    negative weight, or one above 1) is painted orange so it cannot pass for an ordinary weight.
+    The weights panel uses the fixed 0–1 colour scale of real weights, on which show_wei paints a
+    value outside 0–1 (a negative weight, or one above 1) orange.
     """
     n = len(scores)
     positions = [str(j) for j in range(n)]
@@ -97,7 +95,7 @@ def _draw(scores: torch.Tensor, weights) -> None:
     title = "the scores you typed" if weights is not None else "the scores you typed add up to 0: no weights"
     show_wei(scores[None, :], labels=["row"], key_labels=positions, stage="raw", ax=axes[0, 0], title=title)
     if weights is not None:
-        ax = show_wei(
+        show_wei(
             weights[None, :],
             labels=["row"],
             key_labels=positions,
@@ -105,8 +103,6 @@ def _draw(scores: torch.Tensor, weights) -> None:
             ax=axes[1, 0],
             title="÷ their sum (orange: outside 0–1)",
         )
-        image = ax.images[0]
-        image.set_cmap(image.get_cmap().with_extremes(under=OUT_OF_RANGE, over=OUT_OF_RANGE))
     for ax in axes[:, 0]:
         ax.set_xlabel("position looked at")
         ax.set_ylabel("")

@@ -1,11 +1,11 @@
 """Notebook 03: softmax with the −∞ mask. An explorer for one row of scores and its weights."""
 
-import math
 
 import matplotlib.pyplot as plt
 import torch
 
 from ..plots import show_wei
+from . import fmt_row
 from .matmul import parse_scores  # notebook 02 reads a typed row of scores the same way
 
 EXAMPLE = "2, -1, 3, 5"
@@ -32,8 +32,6 @@ def masked_softmax_row(scores: torch.Tensor, now: int) -> tuple[torch.Tensor, to
     return masked, torch.softmax(masked, dim=-1)
 
 
-def _fmt(values) -> str:
-    return "[" + ", ".join("−∞" if v == -math.inf else f"{v:.2f}" for v in values.tolist()) + "]"
 
 
 def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2):
@@ -55,16 +53,16 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2):
     masked, weights = masked_softmax_row(raw, now)
     exps = masked.exp()
     print(f"position {now} is now; positions after it are the future")
-    print(f"① mask the future:  {_fmt(masked)}")
+    print(f"① mask the future:  {fmt_row(masked)}")
     if torch.isinf(exps).any():
         shifted = (masked - masked.max()).exp()
         print("② exp:              overflows (a score above about 88 gives e^score > the largest float32);")
-        print(f"   exp(score − max): {_fmt(shifted)}   (shifting every score changes no weight)")
+        print(f"   exp(score − max): {fmt_row(shifted)}   (shifting every score changes no weight)")
         print(f"③ sum:              {float(shifted.sum()):.2f}   (of the shifted exps)")
     else:
-        print(f"② exp:              {_fmt(exps)}")
+        print(f"② exp:              {fmt_row(exps)}")
         print(f"③ sum:              {float(exps.sum()):.2f}")
-    print(f"④ weights:          {_fmt(weights)}   sum {float(weights.sum()):.2f}")
+    print(f"④ weights:          {fmt_row(weights)}   sum {float(weights.sum()):.2f}")
     future_zero = bool((weights[now + 1 :] == 0).all())
     print(f"   every future weight is exactly 0: {future_zero}")
 
