@@ -67,3 +67,47 @@ class SplitBigramModel(CharLanguageModel):
 def count_parameters(model: nn.Module) -> int:
     """How many numbers the model learns."""
     return sum(p.numel() for p in model.parameters())
+
+
+class PositionalBigramModel(CharLanguageModel):
+    """Notebook 04: each position's vector is its character's embedding plus its position's, then scores.
+
+    No position looks at any other yet, so the positions add information that nothing can use.
+    """
+
+    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32, block_size: int = 8):
+        super().__init__()
+        self.block_size = block_size
+        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
+        self.position_embedding_table = nn.Embedding(block_size, n_embd)
+        self.lm_head = nn.Linear(n_embd, vocab_size)
+
+    def embed(self, idx: torch.Tensor) -> torch.Tensor:
+        """Token embedding plus position embedding: (B, T) indices → (B, T, n_embd)."""
+        T = idx.shape[1]
+        if T > self.block_size:
+            raise ValueError(
+                f"The position table has rows for positions 0…{self.block_size - 1} only, but the input has "
+                f"T={T} positions: crop it to its last {self.block_size}, e.g. idx[:, -{self.block_size}:]."
+            )
+        positions = torch.arange(T, device=idx.device)
+        return self.token_embedding_table(idx) + self.position_embedding_table(positions)
+
+    def forward(self, idx, targets=None):
+        logits = self.lm_head(self.embed(idx))  # (B, T, V)
+        return logits, self.loss_for(logits, targets)
+
+
+class OneHeadModel(PositionalBigramModel):
+    """Notebook 09: token + position embedding → one causal self-attention head → next-character scores."""
+
+    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32, block_size: int = 8, head_size: int = 32):
+        super().__init__(vocab_size, n_embd, block_size)
+        from .attention import Head
+
+        self.sa_head = Head(n_embd, head_size, block_size)
+        self.lm_head = nn.Linear(head_size, vocab_size)
+
+    def forward(self, idx, targets=None):
+        logits = self.lm_head(self.sa_head(self.embed(idx)))  # (B, T, V)
+        return logits, self.loss_for(logits, targets)
