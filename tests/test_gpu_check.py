@@ -66,6 +66,7 @@ def test_runner_reports_pass_and_fail_and_leaves_notebooks_alone(tmp_path):
     assert passed.verdict == "pass" and passed.device.startswith("cpu")
     assert failed.verdict == "FAIL: ValueError: row 2 sums to 1.5"
     assert bad.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.ipynb", "good.ipynb"]  # no copies left behind
 
 
 def test_wheel_list_is_pinned_and_leaves_torch_to_the_gpu_machine():

@@ -3,8 +3,9 @@
     python -m tools.gpu_check [--out DIR] [--timeout S] [--require-gpu] [notebooks...]
     python -m tools.gpu_check --install-wheels WHEEL_DIR SITE_DIR
 
-Each notebook runs in a fresh kernel started in notebooks/, with COURSE_DEVICE=cuda so that the
-helpers' pick_device() must use the GPU. The committed notebooks are never written to.
+Each notebook runs as `make execute` runs it (tools.notebooks.execute), but on a hidden copy beside it,
+in a fresh kernel with COURSE_DEVICE=cuda so that the helpers' pick_device() must use the GPU.
+The committed notebooks are never written to.
 The result is a Markdown table (notebook, pass/FAIL, seconds, device), printed and, with --out,
 also written as gpu-check.md and gpu-check.json.
 
@@ -19,9 +20,12 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -97,31 +101,46 @@ def first_error_line(exc: Exception) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+@contextmanager
+def scratch_copy(path: Path):
+    """A hidden copy of the notebook beside it (so it runs in the same folder), removed afterwards."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=".gpu-check-", suffix=".ipynb.part")
+    os.close(fd)
+    try:
+        shutil.copyfile(path, name)
+        yield Path(name)
+    finally:
+        os.remove(name)
+
+
+@contextmanager
+def course_device(device: str):
+    """Set COURSE_DEVICE (which kernels started meanwhile inherit) and restore it afterwards."""
+    from helpers.runtime import DEVICE_ENV
+
+    before = os.environ.get(DEVICE_ENV)
+    os.environ[DEVICE_ENV] = device
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[DEVICE_ENV]
+        else:
+            os.environ[DEVICE_ENV] = before
+
+
 def run_notebook(path: Path, device: str = "cuda", timeout: int = 900) -> Result:
-    """Execute a copy of the notebook in its own folder with COURSE_DEVICE=`device`; never write it back.
+    """Run the notebook as `make execute` would, with COURSE_DEVICE=`device`, on a copy: never write it back.
 
     `timeout` is per cell, in seconds (nbclient's notion). Any failure, a cell's exception or a dead
     kernel, becomes a FAIL row with the first error line: one bad notebook does not stop the others.
     """
-    import nbformat
-    from nbclient import NotebookClient
+    from tools.notebooks import execute
 
-    from helpers.runtime import DEVICE_ENV
-
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
-    )
-    # As in tools.notebooks.execute: nobody renders widgets headless, and ignoring their comms avoids
-    # nbclient's occasional deadlock with interact() (jupyter/nbclient#312).
-    client.comm_open_handlers.pop("jupyter.widget", None)
     start = time.perf_counter()
     try:
-        client.execute(env={**os.environ, DEVICE_ENV: device})
+        with scratch_copy(path) as copy, course_device(device):
+            execute(copy, timeout)
     except Exception as exc:  # noqa: BLE001  (report every kind of failure as a row)
         error = first_error_line(exc)
     else:
