@@ -7,8 +7,18 @@ INSTALLED := $(VENV)/.installed
 LAB_ARGS ?=
 # Jupyter refuses to run as root (containers, some cloud machines) unless told it is deliberate.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# `make gpu-check` and `make gpu-wheels` use .venv's Python when it exists, unless PYTHON is given:
+# on a GPU machine, `make gpu-check PYTHON=python3` uses that Python and its CUDA torch.
+GPU_PYTHON := $(if $(filter command line environment,$(origin PYTHON)),$(PYTHON),$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)))
+# Wheels for a GPU machine without internet (made by `make gpu-wheels`), and where they get installed.
+WHEELS := .whl
+GPU_SITE := $(CURDIR)/.gpu-site
+GPU_PY_VERSION ?= 3.12
+GPU_PLATFORMS := manylinux_2_28_x86_64 manylinux_2_17_x86_64 manylinux2014_x86_64
+# Extra options for `make gpu-check`, e.g. make gpu-check GPU_ARGS="--out gpu-report 00_bigram_baseline.ipynb"
+GPU_ARGS ?=
 
-.PHONY: setup lab test execute stamp data lint bench clean help
+.PHONY: setup lab test execute stamp data lint bench gpu-check gpu-wheels clean help
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
@@ -18,6 +28,8 @@ help:
 	@echo "make data     fetch and verify the corpus into data/"
 	@echo "make lint     check the code style of helpers/, tests/, tools/ and the notebooks"
 	@echo "make bench    time each notebook under nbval and print a table"
+	@echo "make gpu-check  run every notebook on a CUDA GPU and print a table (lists them when no GPU)"
+	@echo "make gpu-wheels download into .whl/ the wheels gpu-check needs on a GPU machine without internet"
 	@echo "make clean    remove the virtual environment and caches (the corpus stays)"
 
 setup: $(INSTALLED)
@@ -48,6 +60,21 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m tools.notebooks bench
+
+# No `setup` here: on a GPU machine .venv would bring a CPU torch. The machine's own Python and torch
+# are used; what they lack comes from .whl/ into .gpu-site/ (kept first on PYTHONPATH, kernels included).
+gpu-check:
+	@export PYTHONPATH="$(GPU_SITE)$${PYTHONPATH:+:$$PYTHONPATH}"; \
+	if ! $(GPU_PYTHON) -c "import nbclient, ipykernel, ipywidgets, matplotlib" 2>/dev/null; then \
+	  $(GPU_PYTHON) -m tools.gpu_check --install-wheels $(WHEELS) "$(GPU_SITE)" || exit $$?; \
+	fi; \
+	$(GPU_PYTHON) -m tools.gpu_check $(GPU_ARGS)
+
+gpu-wheels:
+	$(GPU_PYTHON) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+	  --python-version $(GPU_PY_VERSION) --implementation cp $(addprefix --platform ,$(GPU_PLATFORMS)) \
+	  -d $(WHEELS) -r tools/gpu-requirements.txt
+	@du -sh $(WHEELS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

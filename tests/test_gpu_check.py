@@ -1,0 +1,91 @@
+"""`make gpu-check`: the runner, its table, its no-GPU answer and the offline-wheel plumbing."""
+
+import json
+import subprocess
+
+import nbformat
+import pytest
+
+from tools import gpu_check
+from tools.gpu_check import Result, markdown_table, requirement_names, run_notebook, wheels_to_install
+from tools.notebooks import ROOT, notebook_paths
+
+ENV = {"date_utc": "2030-01-01 00:00 UTC", "torch": "9.9", "cuda": "12.8"}
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """Make the check see no CUDA GPU, whatever machine the tests run on."""
+    monkeypatch.setattr(gpu_check, "cuda_device_name", lambda: None)
+
+
+def tiny_notebook(folder, name, source):
+    """Write a one-cell notebook and return its path."""
+    path = folder / name
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
+    return path
+
+
+def test_without_gpu_every_notebook_is_listed_and_nothing_runs(no_gpu, capsys):
+    assert gpu_check.main([]) == 0
+    out = capsys.readouterr().out
+    for path in notebook_paths():
+        assert f"| {path.name} | skipped | - | - |" in out
+    assert "No CUDA GPU found (torch.cuda.is_available() is False): nothing was run." in out
+
+
+def test_without_gpu_require_gpu_fails(no_gpu, capsys):
+    assert gpu_check.main(["--require-gpu"]) == 3
+
+
+def test_report_files_are_written(no_gpu, tmp_path, capsys):
+    gpu_check.main(["--out", str(tmp_path), notebook_paths()[0].name])
+    report = json.loads((tmp_path / "gpu-check.json").read_text())
+    assert [r["result"] for r in report["results"]] == ["skipped"]
+    assert "| notebook | result | seconds | device |" in (tmp_path / "gpu-check.md").read_text()
+
+
+def test_table_renders_pass_fail_and_skipped_rows():
+    results = [
+        Result("00_a.ipynb", passed=True, seconds=12.34, device="NVIDIA H200"),
+        Result("01_b.ipynb", passed=False, seconds=3.0, device="NVIDIA H200", error="AssertionError: a | b"),
+        Result("02_c.ipynb", passed=None),
+    ]
+    table = markdown_table(results, ENV)
+    assert table.startswith("GPU check, 2030-01-01 00:00 UTC: torch 9.9, cuda 12.8")
+    assert "| 00_a.ipynb | pass | 12.3 | NVIDIA H200 |" in table
+    assert "| 01_b.ipynb | FAIL: AssertionError: a \\| b | 3.0 | NVIDIA H200 |" in table
+    assert "| 02_c.ipynb | skipped | - | - |" in table
+
+
+def test_runner_reports_pass_and_fail_and_leaves_notebooks_alone(tmp_path):
+    good = tiny_notebook(tmp_path, "good.ipynb", "import os\nassert os.environ['COURSE_DEVICE'] == 'cpu'")
+    bad = tiny_notebook(tmp_path, "bad.ipynb", "raise ValueError('row 2 sums to 1.5')")
+    before = bad.read_bytes()
+    passed, failed = run_notebook(good, device="cpu", timeout=60), run_notebook(bad, device="cpu", timeout=60)
+    assert passed.verdict == "pass" and passed.device.startswith("cpu")
+    assert failed.verdict == "FAIL: ValueError: row 2 sums to 1.5"
+    assert bad.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.ipynb", "good.ipynb"]  # no copies left behind
+
+
+def test_wheel_list_is_pinned_and_leaves_torch_to_the_gpu_machine():
+    names = {name.lower().replace("_", "-") for name in requirement_names()}
+    assert {"nbclient", "nbformat", "ipykernel", "jupyter-client", "ipywidgets", "matplotlib", "nbval"} <= names
+    assert "torch" not in names
+    lines = [line for line in gpu_check.REQUIREMENTS.read_text().splitlines() if line and not line.startswith("#")]
+    assert all("==" in line for line in lines)
+
+
+def test_only_the_wheels_pip_still_needs_are_installed():
+    report = {"install": [{"download_info": {"url": "file:///repo/.whl/nbclient-0.11.0-py3-none-any.whl"}}]}
+    assert wheels_to_install(report) == ["/repo/.whl/nbclient-0.11.0-py3-none-any.whl"]
+    assert wheels_to_install({"install": []}) == []
+
+
+def test_gpu_check_target_never_builds_the_venv():
+    plan = subprocess.run(
+        ["make", "-n", "gpu-check", "PYTHON=python3"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert ".venv" not in plan and "requirements.txt" not in plan
+    assert "python3 -m tools.gpu_check --install-wheels .whl" in plan
