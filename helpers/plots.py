@@ -37,6 +37,13 @@ def char_label(ch: str) -> str:
     return _SHOWN_AS.get(ch, ch)
 
 
+def stage_info(stage: str) -> tuple[str, bool]:
+    """(title text, whether it is a weights stage) for a stage name, or a clear error."""
+    if stage not in STAGES:
+        raise ValueError(f"Unknown stage {stage!r}: use one of {', '.join(STAGES)}.")
+    return STAGES[stage]
+
+
 def tick_labels(labels, n: int) -> list[str]:
     """Tick labels for `n` positions: "0 F", "1 i", … for characters, so a repeated letter stays unambiguous.
 
@@ -165,11 +172,9 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
     weights scale, a value below 0 or above 1 is painted orange. Axis ticks read "0 F", "1 i", …
     Up to 12×12 each cell's value is written; a large matrix is drawn plainly, on a capped figure.
     """
-    if stage not in STAGES:
-        raise ValueError(f"Unknown stage {stage!r}: use one of {', '.join(STAGES)}.")
+    stage_title, is_weights = stage_info(stage)
     if axis_names not in AXIS_NAMES:
         raise ValueError(f"Unknown axis_names {axis_names!r}: use 'plain' (words) or 'qk' (query and key).")
-    stage_title, is_weights = STAGES[stage]
     m = to_matrix(wei)
     T, S = m.shape
     rows = tick_labels(labels, T)
@@ -247,11 +252,8 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     panels share the fixed 0–1 scale. `size` is each panel's side in inches (chosen to fit by default).
     """
     matrices = [to_matrix(wei) for wei, *_ in panels]
-    stages = [stage for _, stage, *_ in panels]
-    for stage in stages:
-        if stage not in STAGES:
-            raise ValueError(f"Unknown stage {stage!r}: use one of {', '.join(STAGES)}.")
-    bound = symmetric_bound([m for m, stage in zip(matrices, stages, strict=True) if not STAGES[stage][1]])
+    is_weights = [stage_info(stage)[1] for _, stage, *_ in panels]
+    bound = symmetric_bound([m for m, weights in zip(matrices, is_weights, strict=True) if not weights])
     size = size or panel_size(*matrices[0].shape)
     ncols = max(1, min(len(panels), int(MAX_STAGES_WIDTH // size)))
     nrows = math.ceil(len(panels) / ncols)

@@ -188,6 +188,7 @@ def test_minus_zero_is_written_as_zero():
     [
         (lambda: show_wei(torch.ones(2, 3, 3)), "pass one sequence"),
         (lambda: show_wei(torch.eye(2), stage="final"), "Unknown stage"),
+        (lambda: show_wei_stages([(torch.eye(2), "final")]), "Unknown stage 'final'"),
         (lambda: show_wei(torch.eye(3), labels="ab"), "3×3 but got 2 row labels"),
     ],
 )
