@@ -22,4 +22,4 @@ from .diffing import changed_lines, show_diff, show_source, source_diff
 from .models import BigramLanguageModel, CharLanguageModel, SplitBigramModel, count_parameters
 from .plots import plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything
-from .training import estimate_loss, train
+from .training import TrainingError, estimate_loss, train

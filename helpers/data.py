@@ -1,12 +1,16 @@
 """The tiny Shakespeare corpus: fetching it safely, the 65-character vocabulary, batches."""
 
 import hashlib
+import itertools
+import numbers
 import os
 import tempfile
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
+import numpy as np
 import torch
 
 CORPUS_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
@@ -19,6 +23,7 @@ CHARS = "\n !$&',-.3:;?ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 VOCAB_SIZE = len(CHARS)
 STOI = {ch: i for i, ch in enumerate(CHARS)}
 ITOS = dict(enumerate(CHARS))
+QUOTE_AROUND = 20  # encode()'s message quotes at most this many characters either side of a bad one
 
 
 class CorpusError(RuntimeError):
@@ -30,21 +35,76 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def is_verified(path: Path) -> bool:
+    """True when the file at `path` is exactly the expected corpus."""
+    return sha256_of(path) == CORPUS_SHA256
+
+
 def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: float = 30) -> Path:
     """Make sure a verified corpus sits at `path`, downloading it if needed; return the path.
 
-    A file already there with the wrong checksum is moved aside to `<name>.corrupt` (never used,
-    never deleted) and a fresh copy is fetched. A download lands in a temporary file first and
-    is moved into place only after its checksum matches.
+    A file already there with the wrong checksum is moved aside to `<name>.corrupt` (or
+    `.corrupt.1`, `.corrupt.2`… so an earlier one is never overwritten; never used, never deleted)
+    and a fresh copy is fetched. A download lands in a temporary file first and is moved into
+    place only after its checksum matches. Folders that cannot be written give a CorpusError.
     """
     path = Path(path)
-    if path.exists():
-        if sha256_of(path) == CORPUS_SHA256:
-            return path
-        aside = path.with_name(path.name + ".corrupt")
-        os.replace(path, aside)
-        print(f"{path.name} did not match its checksum; moved it aside to {aside.name} and fetching a fresh copy.")
+    try:
+        if path.exists():
+            if is_verified(path):
+                return path
+            aside = move_aside_if_corrupt(path)
+            if aside is not None:
+                print(f"{path.name} did not match its checksum; moved it aside to {aside.name}, fetching a fresh copy.")
+            elif path.exists() and is_verified(path):  # another process put a good copy there meanwhile
+                return path
+    except OSError as err:
+        raise CorpusError(
+            f"The corpus at {path} could not be checked or moved aside ({err}).\n"
+            f"Fix the permissions of {path.parent} (it must be readable and writable), or replace the file\n"
+            f"by hand with a verified copy downloaded from\n  {url}\nthen run this cell again."
+        ) from None
     return download_corpus(path, url, timeout)
+
+
+def move_aside_if_corrupt(path: Path):
+    """Move a corrupt corpus at `path` to a free `.corrupt` name and return that name.
+
+    The file is first renamed (atomically) to a name of its own and checked again there, so the
+    exact bytes checked are the bytes moved: if another process has meanwhile put a verified copy
+    at `path`, that copy is put back and None is returned. None also when the file has gone.
+    """
+    checking = path.with_name(f".{path.name}.{uuid.uuid4().hex}.checking")
+    try:
+        os.rename(path, checking)
+    except FileNotFoundError:  # another process moved it first
+        return None
+    try:
+        if is_verified(checking):
+            os.replace(checking, path)  # a good copy: put it back
+            return None
+        return claim_free_name(checking, path)
+    except BaseException:
+        if checking.exists() and not path.exists():
+            os.rename(checking, path)  # leave the folder as it was found
+        raise
+
+
+def claim_free_name(src: Path, path: Path) -> Path:
+    """Move `src` to the first free name of `path.corrupt`, `path.corrupt.1`, … and return it."""
+    for n in itertools.count():
+        aside = path.with_name(path.name + ".corrupt" + (f".{n}" if n else ""))
+        try:
+            os.link(src, aside)  # fails if the name is taken, so nothing kept aside is overwritten
+        except FileExistsError:
+            continue
+        except OSError:  # a file system without hard links
+            if aside.exists():
+                continue
+            os.rename(src, aside)
+            return aside
+        os.unlink(src)
+        return aside
 
 
 def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: float = 30) -> Path:
@@ -65,6 +125,20 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
             f"The file downloaded from {url} has SHA-256 {digest}, not the expected {CORPUS_SHA256}.\n"
             f"It was discarded, and nothing was written to {path}. Try again later, or fetch the file by hand."
         )
+    try:
+        write_atomically(path, payload)
+    except OSError as err:
+        raise CorpusError(
+            f"The corpus was downloaded and verified, but it cannot be saved in {path.parent} ({err}).\n"
+            f"Make that folder writable (e.g. `chmod u+w {path.parent}`), or save the file from\n  {url}\n"
+            f"there by hand as {path.name}, then run this cell again."
+        ) from None
+    print(f"Downloaded and verified the corpus ({len(payload):,} bytes).")
+    return path
+
+
+def write_atomically(path: Path, payload: bytes) -> None:
+    """Write `payload` to a temporary file beside `path`, then rename it into place (never half-written)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".download-", suffix=".part")
     try:
@@ -75,13 +149,17 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
-    print(f"Downloaded and verified the corpus ({len(payload):,} bytes).")
-    return path
 
 
 def load_text(path: Path = CORPUS_PATH) -> str:
     """Return the whole corpus as one string, fetching and verifying it on first use."""
     return ensure_corpus(path).read_text(encoding="utf-8")
+
+
+def quote_around(text: str, i: int, width: int = QUOTE_AROUND) -> str:
+    """`text` quoted with at most `width` characters either side of position `i`, … marking cuts."""
+    start, stop = max(0, i - width), min(len(text), i + width + 1)
+    return ("…" if start else "") + repr(text[start:stop]) + ("…" if stop < len(text) else "")
 
 
 def encode(text: str) -> list[int]:
@@ -90,25 +168,53 @@ def encode(text: str) -> list[int]:
         raise TypeError(f"encode() takes a string, not {type(text).__name__}.")
     if not text:
         raise ValueError("encode() got an empty string: give it at least one character, e.g. encode('hou').")
-    unknown = [(i, ch) for i, ch in enumerate(text) if ch not in STOI]
-    if unknown:
-        i, ch = unknown[0]
+    i = next((i for i, ch in enumerate(text) if ch not in STOI), None)
+    if i is not None:
+        ch = text[i]
         raise ValueError(
-            f"Character {ch!r} (U+{ord(ch):04X}) at position {i} of {text!r} is not in the 65-character "
-            "vocabulary of tiny Shakespeare. Use plain English letters, digit 3, space, newline "
+            f"Character {ch!r} (U+{ord(ch):04X}) at position {i} of {quote_around(text, i)} is not in the "
+            "65-character vocabulary of tiny Shakespeare. Use plain English letters, digit 3, space, newline "
             "and the punctuation ! $ & ' , - . : ; ? only."
         )
     return [STOI[ch] for ch in text]
 
 
-def decode(indices) -> str:
-    """Turn a sequence of indices (a list or a tensor) back into a string."""
-    if isinstance(indices, torch.Tensor):
+DECODE_HINT = "pass character indices: a list of ints, or an integer tensor or array such as logits.argmax(-1)"
+
+
+def is_integer_dtype(dtype) -> bool:
+    """True for a torch or NumPy integer dtype (booleans, floats and complex numbers are not indices)."""
+    if isinstance(dtype, torch.dtype):
+        return not (dtype == torch.bool or dtype.is_floating_point or dtype.is_complex)
+    return dtype.kind in "iu"
+
+
+def index_list(indices) -> list:
+    """The indices as a flat Python list, from a tensor, NumPy array or scalar, list or int."""
+    if indices is None or isinstance(indices, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"decode() got {indices!r}: {DECODE_HINT}.")
+    if isinstance(indices, (torch.Tensor, np.ndarray, np.generic)):
+        dtype = indices.dtype
+        if not is_integer_dtype(dtype):
+            raise TypeError(f"decode() got a {type(indices).__name__} of dtype {dtype}: {DECODE_HINT}.")
         indices = indices.tolist()
-    bad = [i for i in indices if not (isinstance(i, int) and 0 <= i < VOCAB_SIZE)]
-    if bad:
-        raise ValueError(f"decode() got {bad[0]!r}, which is not an index from 0 to {VOCAB_SIZE - 1}.")
-    return "".join(ITOS[i] for i in indices)
+    if isinstance(indices, numbers.Integral):
+        return [indices]
+    try:
+        return list(indices)
+    except TypeError:
+        raise TypeError(f"decode() got a {type(indices).__name__}: {DECODE_HINT}.") from None
+
+
+def decode(indices) -> str:
+    """Turn indices back into a string: a list, a tensor (0-d, e.g. `logits.argmax()`, or 1-d) or an array."""
+    indices = index_list(indices)
+    for i in indices:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral):
+            raise TypeError(f"decode() got {i!r} among the indices: {DECODE_HINT}.")
+        if not 0 <= i < VOCAB_SIZE:
+            raise ValueError(f"decode() got {i!r}, which is not an index from 0 to {VOCAB_SIZE - 1}.")
+    return "".join(ITOS[int(i)] for i in indices)
 
 
 def train_val_split(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[torch.Tensor, torch.Tensor]:
@@ -119,8 +225,16 @@ def train_val_split(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[to
     return data[:n], data[n:]
 
 
+def check_positive_int(name: str, value, meaning: str) -> None:
+    """Raise a ValueError naming `name` unless `value` is a whole number of at least 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1 ({meaning}), not {value!r}.")
+
+
 def get_batch(data: torch.Tensor, block_size: int, batch_size: int, device="cpu", generator=None):
     """Sample `batch_size` random chunks: inputs x and next-character targets y, both (B, T) on `device`."""
+    check_positive_int("block_size", block_size, "how many characters each chunk holds, e.g. 8")
+    check_positive_int("batch_size", batch_size, "how many chunks to sample at once, e.g. 32")
     if len(data) <= block_size:
         raise ValueError(f"The data has {len(data)} characters: it needs more than block_size={block_size}.")
     starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator)

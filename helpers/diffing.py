@@ -3,6 +3,7 @@
 import ast
 import difflib
 import inspect
+import re
 import textwrap
 
 
@@ -43,11 +44,55 @@ def source_diff(old_fn, new_fn) -> str:
     return "\n".join(diff)
 
 
-def show_diff(old_fn, new_fn) -> None:
-    """Print the literal difference between two functions, and how many lines changed."""
-    print(source_diff(old_fn, new_fn))
+def change_summary(old_fn, new_fn) -> str:
+    """'N line(s) removed, M line(s) added.' for the two functions' bodies."""
     removed, added = changed_lines(old_fn, new_fn)
-    print(f"\n{len(removed)} line(s) removed, {len(added)} line(s) added.")
+    return f"{len(removed)} line(s) removed, {len(added)} line(s) added."
+
+
+class DiffDisplay:
+    """A diff that notebooks show coloured (a Markdown ```diff block) and consoles show as plain text."""
+
+    def __init__(self, diff: str, summary: str):
+        self.diff = diff
+        self.summary = summary
+
+    def __repr__(self) -> str:
+        return f"{self.diff}\n\n{self.summary}"
+
+    def _repr_markdown_(self) -> str:
+        longest = max((len(run) for run in re.findall(r"`+", self.diff)), default=0)
+        fence = "`" * max(3, longest + 1)  # a fence no backtick run in the code can close early
+        return f"{fence}diff\n{self.diff}\n{fence}\n\n{self.summary}"
+
+
+def diff_display(old_fn, new_fn) -> DiffDisplay:
+    """The difference between two functions, ready to be displayed coloured or printed."""
+    return DiffDisplay(source_diff(old_fn, new_fn), change_summary(old_fn, new_fn))
+
+
+def running_in_ipython() -> bool:
+    """True inside Jupyter, Colab or an IPython console, where rich output can be displayed."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None
+
+
+def show_diff(old_fn, new_fn) -> None:
+    """Show the literal difference between two functions, and how many lines changed.
+
+    Under IPython (JupyterLab, Colab, and GitHub's view of the saved notebook) it is displayed as a
+    coloured Markdown diff block that also carries the plain text; elsewhere it is printed.
+    """
+    shown = diff_display(old_fn, new_fn)
+    if running_in_ipython():
+        from IPython.display import display
+
+        display(shown)
+    else:
+        print(repr(shown))
 
 
 def show_source(fn) -> None:

@@ -1,8 +1,10 @@
 """The corpus download and checks, the vocabulary, encode/decode, splits and batches."""
 
 import hashlib
+import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -39,6 +41,22 @@ def test_unknown_character_is_named():
         encode("café")
 
 
+def test_unknown_character_in_a_huge_string_quotes_only_a_short_window():
+    text = "a" * 500_000 + "é" + "b" * 500_000
+    with pytest.raises(ValueError) as err:
+        encode(text)
+    message = str(err.value)
+    assert len(message) < 400
+    assert "'é' (U+00E9) at position 500000" in message
+    assert "…'" + "a" * 20 + "é" + "b" * 20 + "'…" in message
+    assert "punctuation" in message  # still says what is allowed
+
+
+def test_unknown_character_near_the_start_has_no_leading_ellipsis():
+    with pytest.raises(ValueError, match=r"of 'hé'[^…]"):
+        encode("hé")
+
+
 def test_empty_string_gets_a_clear_message():
     with pytest.raises(ValueError, match="empty string"):
         encode("")
@@ -52,6 +70,34 @@ def test_encode_rejects_non_strings():
 def test_decode_rejects_out_of_range_indices():
     with pytest.raises(ValueError, match="65 is not|not an index"):
         decode([1, 65])
+
+
+@pytest.mark.parametrize(
+    "indices",
+    [torch.tensor(59), torch.tensor([59]), [59], 59, np.array([59]), np.int64(59), [np.int32(59)],
+     torch.tensor([[59]])[0]],
+    ids=["0-d tensor", "1-d tensor", "list", "int", "numpy array", "numpy scalar", "list of numpy ints", "row"],
+)
+def test_decode_accepts_every_integer_form(indices):
+    assert decode(indices) == "u"
+
+
+def test_decode_of_an_argmax_gives_one_character():
+    logits = torch.zeros(65)
+    logits[59] = 1.0
+    assert decode(logits.argmax()) == "u"
+
+
+@pytest.mark.parametrize(
+    "indices",
+    [None, True, [True, False], torch.tensor([True]), np.array([True]), torch.tensor([1.0]), [1.5], np.array([2.0]),
+     "hou"],
+    ids=["None", "bool", "list of bools", "bool tensor", "bool array", "float tensor", "float list", "float array",
+         "string"],
+)
+def test_decode_rejects_what_is_not_an_index_and_says_what_to_pass(indices):
+    with pytest.raises(TypeError, match="pass character indices"):
+        decode(indices)
 
 
 def test_good_file_is_kept_without_network(tmp_path, corpus_bytes):
@@ -106,6 +152,94 @@ def test_corrupt_local_file_offline_is_not_used(tmp_path):
     assert (tmp_path / "tinyshakespeare.txt.corrupt").read_bytes() == b"not shakespeare"
 
 
+def test_a_second_corrupt_file_never_overwrites_the_first_kept_aside(tmp_path, corpus_bytes):
+    source = tmp_path / "served.txt"
+    source.write_bytes(corpus_bytes)
+    target = tmp_path / "tinyshakespeare.txt"
+    for n, junk in enumerate([b"first junk", b"second junk", b"third junk"]):
+        target.write_bytes(junk)
+        ensure_corpus(target, url=file_url(source))
+        assert target.read_bytes() == corpus_bytes, n
+    assert (tmp_path / "tinyshakespeare.txt.corrupt").read_bytes() == b"first junk"
+    assert (tmp_path / "tinyshakespeare.txt.corrupt.1").read_bytes() == b"second junk"
+    assert (tmp_path / "tinyshakespeare.txt.corrupt.2").read_bytes() == b"third junk"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_a_good_copy_that_arrives_after_the_check_is_never_moved_aside(tmp_path, corpus_bytes, monkeypatch):
+    # Another process replaced the corrupt file with a verified copy between our check and our move.
+    target = tmp_path / "tinyshakespeare.txt"
+    target.write_bytes(corpus_bytes)
+    real_is_verified = data.is_verified
+    calls = []
+
+    def stale_first_check(path):
+        calls.append(path)
+        return False if len(calls) == 1 else real_is_verified(path)
+
+    monkeypatch.setattr(data, "is_verified", stale_first_check)
+    assert ensure_corpus(target, url=OFFLINE_URL) == target  # no download was needed
+    assert target.read_bytes() == corpus_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tinyshakespeare.txt"]
+    assert len(calls) >= 2 and calls[1] != target  # the re-check hashed the renamed file, not the path
+
+
+def test_a_file_another_process_already_moved_aside_is_simply_fetched(tmp_path, corpus_bytes, monkeypatch):
+    source = tmp_path / "served.txt"
+    source.write_bytes(corpus_bytes)
+    target = tmp_path / "data" / "tinyshakespeare.txt"
+    target.parent.mkdir()
+    target.write_bytes(b"junk")
+    real_rename = os.rename
+
+    def rename_after_the_other_process(src, dst):
+        if Path(src) == target:
+            real_rename(src, str(target) + ".corrupt")  # the other process wins the race
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(data.os, "rename", rename_after_the_other_process)
+    ensure_corpus(target, url=file_url(source))
+    assert target.read_bytes() == corpus_bytes
+    assert sorted(p.name for p in target.parent.iterdir()) == ["tinyshakespeare.txt", "tinyshakespeare.txt.corrupt"]
+
+
+def deny(*args, **kwargs):
+    raise PermissionError(13, "Permission denied")
+
+
+def test_a_corrupt_file_in_a_read_only_folder_gives_advice_not_a_traceback(tmp_path, monkeypatch):
+    target = tmp_path / "tinyshakespeare.txt"
+    target.write_bytes(b"junk")
+    monkeypatch.setattr(data.os, "rename", deny)  # what a read-only folder does (tests may run as root)
+    with pytest.raises(CorpusError, match="permissions") as err:
+        ensure_corpus(target, url=OFFLINE_URL)
+    assert str(tmp_path) in str(err.value) and OFFLINE_URL in str(err.value)
+    assert target.read_bytes() == b"junk"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tinyshakespeare.txt"]
+
+
+def test_an_unreadable_corpus_gives_advice_not_a_traceback(tmp_path, monkeypatch):
+    target = tmp_path / "tinyshakespeare.txt"
+    target.write_bytes(b"junk")
+    monkeypatch.setattr(data, "sha256_of", deny)
+    with pytest.raises(CorpusError, match="could not be checked"):
+        ensure_corpus(target, url=OFFLINE_URL)
+
+
+@pytest.mark.parametrize("broken", ["mkstemp", "replace"])
+def test_a_download_into_a_read_only_folder_gives_advice_and_leaves_nothing(tmp_path, corpus_bytes, monkeypatch,
+                                                                          broken):
+    source = tmp_path / "served.txt"
+    source.write_bytes(corpus_bytes)
+    target = tmp_path / "data" / "tinyshakespeare.txt"
+    target.parent.mkdir()
+    monkeypatch.setattr(data.tempfile if broken == "mkstemp" else data.os, broken, deny)
+    with pytest.raises(CorpusError, match="cannot be saved") as err:
+        ensure_corpus(target, url=file_url(source))
+    assert "writable" in str(err.value) and "by hand" in str(err.value)
+    assert list(target.parent.iterdir()) == []  # nothing half-written
+
+
 def test_train_val_split_is_90_10_in_order():
     d = torch.arange(100)
     train, val = train_val_split(d)
@@ -124,3 +258,11 @@ def test_get_batch_targets_are_inputs_shifted_by_one():
 def test_get_batch_needs_more_data_than_one_block():
     with pytest.raises(ValueError, match="needs more than block_size"):
         get_batch(torch.arange(8), block_size=8, batch_size=1)
+
+
+@pytest.mark.parametrize("name", ["block_size", "batch_size"])
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True, None])
+def test_get_batch_rejects_sizes_that_are_not_positive_whole_numbers(name, bad):
+    sizes = {"block_size": 4, "batch_size": 2, name: bad}
+    with pytest.raises(ValueError, match=f"{name} must be a whole number of at least 1"):
+        get_batch(torch.arange(50), **sizes)

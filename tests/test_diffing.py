@@ -2,8 +2,9 @@
 
 import pytest
 
+from helpers import diffing
 from helpers.averaging import average_matmul, average_softmax
-from helpers.diffing import changed_lines, function_body, show_diff, source_diff
+from helpers.diffing import DiffDisplay, changed_lines, diff_display, function_body, show_diff, source_diff
 
 
 def mean_scores(x):
@@ -51,3 +52,39 @@ def test_show_source_prints_the_function_as_written(capsys):
     show_source(mean_scores)
     printed = capsys.readouterr().out
     assert printed.startswith("def mean_scores(x):") and "return wei + x" in printed
+
+
+def test_the_display_carries_a_coloured_markdown_diff_and_a_plain_text_fallback():
+    shown = diff_display(mean_scores, attention_scores)
+    plain = repr(shown)
+    assert plain == source_diff(mean_scores, attention_scores) + "\n\n1 line(s) removed, 1 line(s) added."
+    markdown = shown._repr_markdown_()
+    assert markdown.startswith("```diff\n--- mean_scores\n")
+    assert "\n-wei = x * 0\n+wei = x @ x\n" in markdown
+    assert markdown.endswith("```\n\n1 line(s) removed, 1 line(s) added.")
+
+
+def test_backticks_in_the_code_cannot_close_the_fence_early():
+    shown = DiffDisplay("-a = '```'\n+a = ''", "1 line(s) removed, 1 line(s) added.")
+    assert shown._repr_markdown_().startswith("````diff\n") and "\n````\n" in shown._repr_markdown_()
+
+
+def test_show_diff_prints_plain_text_outside_ipython(capsys, monkeypatch):
+    monkeypatch.setattr(diffing, "running_in_ipython", lambda: False)
+    show_diff(mean_scores, attention_scores)
+    assert capsys.readouterr().out == repr(diff_display(mean_scores, attention_scores)) + "\n"
+
+
+def test_show_diff_displays_the_rich_object_under_ipython(capsys, monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(diffing, "running_in_ipython", lambda: True)
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    show_diff(mean_scores, attention_scores)
+    assert capsys.readouterr().out == ""
+    assert len(shown) == 1 and shown[0]._repr_markdown_().startswith("```diff")
+
+
+def test_plain_python_is_not_ipython():
+    assert diffing.running_in_ipython() is False

@@ -4,32 +4,88 @@ import math
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 import torch
-from matplotlib.patches import Rectangle
+import torch.nn.functional as F
 
-from helpers.plots import char_label, masked_cells, plot_losses, show_wei, show_wei_stages, to_matrix
+from helpers.plots import (
+    cell_value_text,
+    char_label,
+    masked_cells,
+    masked_runs,
+    plot_losses,
+    show_wei,
+    show_wei_stages,
+    tick_labels,
+    to_matrix,
+)
+
+
+def hatched_cells(ax) -> set:
+    """The (row, column) cells whose centre lies under a hatched patch."""
+    T, S = ax.images[0].get_array().shape
+    centres = np.array([(j, i) for i in range(T) for j in range(S)], dtype=float)
+    covered = np.zeros(len(centres), dtype=bool)
+    for patch in ax.patches:
+        if patch.get_hatch():
+            covered |= patch.get_path().contains_points(centres)
+    return {(int(i), int(j)) for j, i in centres[covered]}
 
 
 def hatched(ax):
-    return [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch()]
+    return sorted(hatched_cells(ax))
+
+
+def panel_axes(fig):
+    """The heatmap axes of a figure, leaving out its colour bars."""
+    return [ax for ax in fig.axes if ax.images and ax.get_title()]
+
+
+def tick_texts(axis) -> list[str]:
+    return [t.get_text() for t in axis.get_ticklabels()]
 
 
 def cell_texts(ax):
     return [t.get_text() for t in ax.texts]
 
 
-def test_characters_label_both_axes_and_space_is_visible():
+def test_positions_and_characters_label_both_axes_and_space_is_visible():
     ax = show_wei(torch.full((3, 3), 1 / 3), labels="h u", stage="weights", causal=False)
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["h", "␣", "u"]
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["h", "␣", "u"]
+    assert tick_texts(ax.xaxis) == ["0 h", "1 ␣", "2 u"]
+    assert tick_texts(ax.yaxis) == ["0 h", "1 ␣", "2 u"]
     assert char_label("\n") == "↵"
+
+
+def test_a_repeated_letter_gets_two_different_labels():
+    ax = show_wei(torch.eye(8), labels="First Ci", stage="weights")
+    rows = tick_texts(ax.yaxis)
+    assert rows[1] == "1 i" and rows[7] == "7 i"
+    assert len(set(rows)) == 8 and tick_texts(ax.xaxis) == rows
+
+
+def test_labels_that_are_names_or_positions_are_kept_as_they_are():
+    assert tick_labels(["row"], 1) == ["row"]
+    assert tick_labels(["0", "1", "2"], 3) == ["0", "1", "2"]
+    assert tick_labels(None, 2) == ["0", "1"]
+    assert tick_labels(list("hou"), 3) == ["0 h", "1 o", "2 u"]
+
+
+def test_axes_are_named_in_words_by_default_and_as_query_and_key_on_request():
+    ax = show_wei(torch.eye(2), labels="ab")
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("position looking (row)", "position looked at (column)")
+    ax = show_wei(torch.eye(2), labels="ab", axis_names="qk")
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("query: the position looking", "key: the position looked at")
+    fig = show_wei_stages([(torch.eye(2), "softmax")], labels="ab", axis_names="qk")
+    assert fig.axes[0].get_ylabel().startswith("query")
+    with pytest.raises(ValueError, match="Unknown axis_names"):
+        show_wei(torch.eye(2), axis_names="QK")
 
 
 def test_masked_scores_are_hatched_and_marked_minus_infinity():
     scores = torch.tensor([[1.0, -math.inf], [2.0, 3.0]])
     ax = show_wei(scores, labels="ab", stage="masked")
-    assert len(hatched(ax)) == 1
+    assert hatched(ax) == [(0, 1)]
     assert "−∞" in cell_texts(ax)
     assert "masked" in ax.get_title()
 
@@ -38,8 +94,23 @@ def test_masked_weights_differ_from_true_zeros():
     # Softmaxed weights hold 0 in the future; with the causal mask those cells are hatched, a real 0 is not.
     wei = torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0]])
     ax = show_wei(wei, labels="abc", stage="softmax")
-    assert len(hatched(ax)) == 3  # the upper triangle only
+    assert hatched(ax) == [(0, 1), (0, 2), (1, 2)]  # the upper triangle only
     assert cell_texts(ax).count("0.00") == 2  # the two true zeros below the diagonal are written out
+
+
+def test_weights_without_a_mask_are_not_hatched():
+    # An encoder's weights (no mask): every future cell holds a real weight, so nothing is hatched.
+    wei = F.softmax(torch.tensor([[1.0, 2.0], [0.5, 0.1]]), dim=-1)
+    assert hatched(show_wei(wei, labels="ab", stage="softmax")) == []
+    assert hatched(show_wei(torch.ones(3, 3), labels="abc", stage="visibility")) == []
+
+
+def test_a_weights_panel_with_zeros_in_the_future_is_hatched_in_show_wei_stages():
+    tril = torch.ones(3, 3).tril()
+    fig = show_wei_stages([(tril, "visibility"), (tril / tril.sum(1, keepdim=True), "weights")], labels="hou")
+    for ax in panel_axes(fig):
+        assert hatched(ax) == [(0, 1), (0, 2), (1, 2)]
+        assert cell_texts(ax).count("0.00") == 0  # a masked cell never shows a white 0
 
 
 def test_weights_share_a_fixed_zero_to_one_scale():
@@ -53,8 +124,8 @@ def test_scores_use_a_scale_centred_on_zero():
 
 
 def test_title_names_the_stage():
-    assert "raw scores" in show_wei(torch.zeros(2, 2), stage="raw").get_title()
-    assert "softmaxed" in show_wei(torch.eye(2), stage="softmax").get_title()
+    assert show_wei(torch.zeros(2, 2), stage="raw").get_title() == "wei — raw scores"
+    assert show_wei(torch.eye(2), stage="softmax").get_title() == "wei — softmaxed weights (rows sum to 1)"
 
 
 def test_accepts_lists_grad_tensors_and_a_batch_of_one():
@@ -72,11 +143,52 @@ def test_big_matrices_are_drawn_without_numbers():
     assert cell_texts(ax) == []
 
 
+def test_a_long_sequence_draws_on_a_capped_figure_with_few_artists_and_ticks():
+    T = 512
+    scores = torch.randn(T, T).masked_fill(torch.ones(T, T).tril() == 0, -math.inf)
+    ax = show_wei(F.softmax(scores, dim=-1), labels="ab" * (T // 2), stage="softmax")
+    width, height = ax.figure.get_size_inches()
+    assert width <= 9 and height <= 9
+    assert len(ax.patches) + len(ax.texts) <= 2  # one hatched overlay, no per-cell rectangles or numbers
+    assert len(ax.get_xticks()) <= 32 and len(ax.get_yticks()) <= 32
+    assert tick_texts(ax.yaxis)[:2] == ["0 a", "16 a"]
+    assert hatched_cells(ax) >= {(0, 1), (0, T - 1), (T - 2, T - 1)} and (T - 1, T - 1) not in hatched_cells(ax)
+
+
+def test_masked_cells_are_hatched_by_runs_along_each_row():
+    masked = torch.tensor([[0, 1, 1, 0, 1], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]]).bool()
+    assert masked_runs(masked) == [(0, 1, 3), (0, 4, 5), (2, 0, 5)]
+    ax = show_wei(torch.zeros(3, 5), stage="raw", mask=masked)
+    assert len(ax.patches) == 1
+    assert hatched_cells(ax) == {tuple(ij) for ij in masked.nonzero().tolist()}
+
+
+def test_cell_numbers_are_legible_on_a_projector():
+    ax = show_wei(torch.eye(8) * 0.5, labels="First Ci", stage="weights")
+    assert min(t.get_fontsize() for t in ax.texts) >= 10
+    fig = show_wei_stages([(torch.randn(8, 8), "raw"), (torch.eye(8), "softmax")], labels="First Ci", size=4.4)
+    assert min(t.get_fontsize() for ax in fig.axes for t in ax.texts) >= 9.5
+    assert fig.get_size_inches()[0] <= 10.5
+
+
+def test_three_wide_panels_wrap_rather_than_shrink():
+    fig = show_wei_stages([(torch.eye(8), "softmax")] * 3, labels="First Ci", size=4.4)
+    assert fig.get_size_inches()[0] <= 10.5
+    assert len(panel_axes(fig)) == 3
+
+
+def test_minus_zero_is_written_as_zero():
+    assert cell_value_text(-0.04, is_weights=False) == "0.0"
+    assert cell_value_text(-1.25, is_weights=False) == "−1.2"
+    assert cell_value_text(0.274, is_weights=True) == "0.27"
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
         (lambda: show_wei(torch.ones(2, 3, 3)), "pass one sequence"),
         (lambda: show_wei(torch.eye(2), stage="final"), "Unknown stage"),
+        (lambda: show_wei_stages([(torch.eye(2), "final")]), "Unknown stage 'final'"),
         (lambda: show_wei(torch.eye(3), labels="ab"), "3×3 but got 2 row labels"),
     ],
 )
@@ -102,9 +214,26 @@ def test_plot_losses_draws_train_val_and_reference():
     plt.close(ax.figure)
 
 
-def test_all_zero_scores_get_a_readable_scale():
-    ax = show_wei(torch.zeros(3, 3), stage="raw")
-    assert ax.images[0].get_clim() == (-1.0, 1.0)
+def test_all_zero_scores_get_no_meaningless_colour_bar():
+    assert show_wei(torch.zeros(3, 3), stage="raw").images[0].colorbar is None
+    assert show_wei(torch.eye(3), stage="raw").images[0].colorbar is not None
+    assert show_wei(torch.zeros(3, 3), stage="weights", causal=False).images[0].colorbar is not None
+
+
+def test_score_panels_share_one_symmetric_colour_scale():
+    raw = torch.tensor([[1.0, 5.0], [-2.0, 0.5]])  # the future cell holds the largest score
+    masked = raw.masked_fill(torch.ones(2, 2).tril() == 0, -math.inf)
+    fig = show_wei_stages([(raw, "raw"), (masked, "masked"), (F.softmax(masked, -1), "softmax")], labels="ab")
+    limits = [ax.images[0].get_clim() for ax in panel_axes(fig)]
+    assert limits == [(-5.0, 5.0), (-5.0, 5.0), (0.0, 1.0)]
+
+
+def test_zero_score_panels_beside_weights_have_no_colour_bar():
+    zeros = torch.zeros(3, 3)
+    masked = zeros.masked_fill(torch.ones(3, 3).tril() == 0, -math.inf)
+    fig = show_wei_stages([(zeros, "raw"), (masked, "masked"), (F.softmax(masked, -1), "softmax")], labels="abc")
+    bars = [ax.images[0].colorbar is not None for ax in panel_axes(fig)]
+    assert bars == [False, False, True]
 
 
 def test_explicit_mask_hatches_the_named_cells():
