@@ -95,8 +95,9 @@ def declare(exercise: Exercise, notebook: str | None = None) -> Exercise:
     if notebook is None:
         caller = sys._getframe(1).f_globals.get("__name__", "")
         notebook = exercise.notebook or caller.rsplit(".", 1)[-1]
-    exercise = dataclasses.replace(exercise, mistakes=tuple(exercise.mistakes), cases=tuple(exercise.cases),
-                                   notebook=notebook)
+    exercise = dataclasses.replace(
+        exercise, mistakes=tuple(exercise.mistakes), cases=tuple(exercise.cases), notebook=notebook
+    )
     known = EXERCISES.get(exercise.name)
     if known is not None and known.notebook != exercise.notebook:
         raise ValueError(
@@ -127,7 +128,9 @@ def judge(exercise: Exercise, fn) -> Feedback:
     """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong."""
     if not callable(fn):
         what = "None" if fn is None else f"a {type(fn).__name__}"
-        return Feedback(False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name}).")
+        return Feedback(
+            False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name})."
+        )
     label = learner_label(fn, exercise)
     wrong_arity = arity_problem(exercise, fn, label)
     if wrong_arity:
@@ -154,7 +157,11 @@ def judge(exercise: Exercise, fn) -> Feedback:
             passed.append(number)
         else:
             failures.append((number, verdict))
-    note = " Note: your function changed its input in place; it is safer to leave the input alone." if changed_input else ""
+    note = (
+        " Note: your function changed its input in place; it is safer to leave the input alone."
+        if changed_input
+        else ""
+    )
     if not failures:
         sizes = " and ".join(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
@@ -237,7 +244,11 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
             continue  # this mistake raises on these inputs: it cannot have produced a result
         if isinstance(wrong, torch.Tensor):
             wrong = as_float(wrong)
-            if wrong.shape == got.shape and close(got, wrong, exercise.atol) and same_zeros(exercise, inputs, got, wrong):
+            if (
+                wrong.shape == got.shape
+                and close(got, wrong, exercise.atol)
+                and same_zeros(exercise, inputs, got, wrong)
+            ):
                 return Feedback(False, mistake.hint, mistake.name)
     return None
 
@@ -276,7 +287,10 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
         except (TypeError, ValueError):
             has = "something else"
         inputs = "one input" if count == 1 else f"{count} inputs"
-        return f"`{label}` should take {inputs}, ({wanted}), but it takes ({has}): change its first line, `def {label}(...)`."
+        return (
+            f"`{label}` should take {inputs}, ({wanted}), but it takes ({has}): "
+            f"change its first line, `def {label}(...)`."
+        )
     except ValueError:
         return None  # no signature to read (some built-ins): calling it will tell
     return None

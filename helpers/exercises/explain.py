@@ -18,7 +18,9 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
             )
     if (got < 0).any():
         row, col = first(got < 0)
-        return f"row {row} gives position {col} a negative weight ({fmt(got[row, col])}): a weight can never be negative."
+        return (
+            f"row {row} gives position {col} a negative weight ({fmt(got[row, col])}): a weight can never be negative."
+        )
     future = torch.ones_like(got, dtype=torch.bool).triu(diagonal=1)
     if (got[future] != 0).any():
         row, col = first(future & (got != 0))

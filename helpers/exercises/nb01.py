@@ -9,8 +9,15 @@ from .core import Exercise, Mistake, declare
 # The first starts with the lesson's h, o, u vectors.
 SHORT = torch.tensor([[2.0, 7.0], [6.0, 4.0], [6.0, 5.0], [0.0, 8.0]])
 LONG = torch.tensor(
-    [[2.0, 7.0, 1.0], [6.0, 4.0, 3.0], [6.0, 5.0, 9.0], [0.0, 8.0, 2.0], [4.0, 1.0, 5.0], [9.0, 3.0, 0.0],
-     [1.0, 6.0, 4.0]]
+    [
+        [2.0, 7.0, 1.0],
+        [6.0, 4.0, 3.0],
+        [6.0, 5.0, 9.0],
+        [0.0, 8.0, 2.0],
+        [4.0, 1.0, 5.0],
+        [9.0, 3.0, 0.0],
+        [1.0, 6.0, 4.0],
+    ]
 )
 
 
@@ -44,14 +51,17 @@ SKIPS_SELF_HINT = "row t averages only x[0] … x[t-1]: x[:t] leaves position t 
 
 def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
     """Plain words for a wrong running average that matches no named mistake."""
-    x = inputs[0].double()
-    rows_ok = [bool(torch.allclose(got[t], expected[t], atol=1e-4, equal_nan=True)) for t in range(len(x))]
+    if torch.isnan(got).any():
+        row = int(torch.isnan(got).any(-1).nonzero()[0])
+        return f"row {row} is NaN: did it average an empty slice? Row t averages x[: t + 1], never nothing."
+    rows_ok = [bool(torch.allclose(got[t], expected[t], atol=1e-4)) for t in range(len(got))]
     if not rows_ok[0]:
         return "row 0 should be x[0] itself: the average of one vector is that vector."
-    wrong = rows_ok.index(False) if False in rows_ok else None
-    if wrong is None:
+    if all(rows_ok):
         return None
-    return f"rows 0…{wrong - 1} are right, but row {wrong} is not the average of x[0] … x[{wrong}]."
+    wrong = rows_ok.index(False)
+    right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
+    return f"{right} right, but row {wrong} is not the average of x[0] … x[{wrong}]."
 
 
 declare(

@@ -39,7 +39,8 @@ declare(
         reference=reference,
         cases=((4,), (7,)),
         exact_zero=future,
-        exact_zero_fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, and divide each row by its sum.",
+        exact_zero_fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, and divide each row by "
+        "its sum.",
         explain=explain_averaging_weights,
         mistakes=(
             Mistake(

@@ -109,7 +109,9 @@ declare(
             ),
             Mistake(
                 "masked_the_present",
-                lambda scores: F.softmax(scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(), float("-inf")), -1),
+                lambda scores: F.softmax(
+                    scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(), float("-inf")), -1
+                ),
                 "you masked the diagonal too, so row 0 has nothing left to look at (NaN). "
                 "A position may look at itself: mask only above the diagonal (tril == 0, or triu(diagonal=1)).",
             ),
@@ -207,8 +209,7 @@ declare(
             Mistake(
                 "only_centred",
                 lambda x: x - x.mean(-1, keepdim=True),
-                "each row now has mean 0, but not variance 1: divide by the square root of the row's variance "
-                "(+ eps).",
+                "each row now has mean 0, but not variance 1: divide by the square root of the row's variance (+ eps).",
             ),
             Mistake(
                 "not_centred",
