@@ -67,11 +67,11 @@ class Exercise:
     mistakes: the named mistakes, tried in order against a wrong answer.
     exact_zero: optional `(*inputs) -> bool tensor` marking the answer's entries that must be
         exactly 0 (the future), compared with ==, never with a tolerance.
-    exact_zero_name, exact_zero_fix: the mistake name and the advice given when those entries are
-        close to 0 but not exactly 0 (e.g. a finite mask).
     explain: optional `(got, expected, inputs) -> str | None`: plain words for a wrong answer that
         no named mistake matches.
     atol: the tolerance for every other entry.
+    exact_zero_name, exact_zero_fix: the mistake name and the advice given when those entries are
+        close to 0 but not exactly 0 (e.g. "finite_mask": a large negative number instead of −∞).
     notebook: the key of the declaring notebook (e.g. "nb03"); declare() fills it in.
     """
 
@@ -80,10 +80,10 @@ class Exercise:
     cases: tuple
     mistakes: tuple = ()
     exact_zero: Callable | None = None
-    exact_zero_name: str = "not_exactly_zero"
-    exact_zero_fix: str = "set it to exactly 0."
     explain: Callable | None = None
     atol: float = 1e-4
+    exact_zero_name: str = "not_exactly_zero"
+    exact_zero_fix: str = "set it to exactly 0."
     notebook: str = ""
 
 
