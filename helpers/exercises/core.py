@@ -8,13 +8,18 @@ is one plain sentence, whatever they hand over.
 """
 
 import copy
+import dataclasses
+import inspect
 import math
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
 from typing import Callable
 
 import torch
 
 EXERCISES: dict[str, "Exercise"] = {}  # name → declaration, filled in by declare()
+
+HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right for one size only
 
 
 @dataclass
@@ -38,7 +43,12 @@ class Feedback:
 
 @dataclass(frozen=True)
 class Mistake:
-    """A known wrong answer: `wrong` returns (or raises) what that mistake would, `hint` says what to fix."""
+    """A known wrong answer: `wrong` returns (or raises) what that mistake would, `hint` says what to fix.
+
+    Several mistakes may share a name (two ways to make one error); each keeps a hint of its own.
+    A `wrong` that raises is matched by a learner function raising the same exception with the
+    same message (e.g. the size clash of a missing transpose).
+    """
 
     name: str
     wrong: Callable
@@ -49,14 +59,20 @@ class Mistake:
 class Exercise:
     """One "your turn" exercise, declared once and read by `check` and by the generic test.
 
-    name: the function the learner writes (also the key passed to `check`).
-    reference: the correct function; its results are the answers.
-    cases: input tuples, tried in order; at least two of different sizes.
+    name: the function the learner writes (also the key passed to `check`, and the name of the
+        reference solution in solutions/<notebook>.py).
+    reference: the correct function; its results are the answers. Its parameter names are the
+        ones quoted to a learner whose function takes the wrong number of inputs.
+    cases: input tuples, tried in order; at least two, whose first inputs differ in size.
     mistakes: the named mistakes, tried in order against a wrong answer.
-    exact_zero: optional `inputs -> bool tensor` of the answer's entries that must be exactly 0
-        (the future), compared with ==, never with a tolerance.
-    explain: optional `(got, expected, inputs) -> str | None` for a wrong answer no mistake matches.
+    exact_zero: optional `(*inputs) -> bool tensor` marking the answer's entries that must be
+        exactly 0 (the future), compared with ==, never with a tolerance.
+    explain: optional `(got, expected, inputs) -> str | None`: plain words for a wrong answer that
+        no named mistake matches.
     atol: the tolerance for every other entry.
+    exact_zero_name, exact_zero_fix: the mistake name and the advice given when those entries are
+        close to 0 but not exactly 0 (e.g. "finite_mask": a large negative number instead of −∞).
+    notebook: the key of the declaring notebook (e.g. "nb03"); declare() fills it in.
     """
 
     name: str
@@ -66,39 +82,62 @@ class Exercise:
     exact_zero: Callable | None = None
     explain: Callable | None = None
     atol: float = 1e-4
-    notebook: str = field(default="", compare=False)
+    exact_zero_name: str = "not_exactly_zero"
+    exact_zero_fix: str = "set it to exactly 0."
+    notebook: str = ""
 
 
-def declare(exercise: Exercise) -> Exercise:
-    """Register an exercise so `check(exercise.name, fn)` and the generic test find it."""
-    if exercise.name in EXERCISES and EXERCISES[exercise.name] is not exercise:
-        raise ValueError(f"Two exercises are called {exercise.name!r}: give each a name of its own.")
-    EXERCISES[exercise.name] = exercise
+def declare(exercise: Exercise, notebook: str | None = None) -> Exercise:
+    """Register an exercise so `check(exercise.name, fn)` and the generic test find it.
+
+    `notebook` defaults to the last part of the calling module's name (helpers.exercises.nb03 → "nb03").
+    """
+    if notebook is None:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        notebook = exercise.notebook or caller.rsplit(".", 1)[-1]
+    exercise = dataclasses.replace(
+        exercise, mistakes=tuple(exercise.mistakes), cases=tuple(exercise.cases), notebook=notebook
+    )
+    known = EXERCISES.get(exercise.name)
+    if known is not None and known.notebook != exercise.notebook:
+        raise ValueError(
+            f"Two exercises are called {exercise.name!r} ({known.notebook} and {exercise.notebook}): "
+            "give each a name of its own."
+        )
+    EXERCISES[exercise.name] = exercise  # the same notebook declaring it again (a reload) replaces it
     return exercise
 
 
 def check(name: str, fn) -> Feedback:
     """Judge the learner's `fn` against the exercise called `name`; never raises."""
-    exercise = EXERCISES.get(name)
-    if exercise is None:
-        known = ", ".join(sorted(EXERCISES)) or "none loaded"
-        return Feedback(False, f"there is no exercise called {name!r} (known: {known}).")
     try:
+        exercise = EXERCISES.get(name) if isinstance(name, str) else None
+        if exercise is None:
+            known = ", ".join(repr(n) for n in sorted(EXERCISES)) or "none loaded"
+            return Feedback(False, f"there is no exercise called {name!r}: use one of {known}.")
         return judge(exercise, fn)
     except Exception as err:  # last line of defence: the checker itself must never crash a notebook
         return Feedback(False, f"the checker could not judge this answer ({type(err).__name__}: {err}).")
 
 
+# ---------------------------------------------------------------------------------------------
+# Judging
+
+
 def judge(exercise: Exercise, fn) -> Feedback:
     """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong."""
     if not callable(fn):
+        what = "None" if fn is None else f"a {type(fn).__name__}"
         return Feedback(
-            False,
-            f"pass the function itself, `check({exercise.name!r}, {exercise.name})`, not "
-            f"{'None' if fn is None else 'a ' + type(fn).__name__}.",
+            False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name})."
         )
-    label = getattr(fn, "__name__", exercise.name)
-    changed_inputs = False
+    label = learner_label(fn, exercise)
+    wrong_arity = arity_problem(exercise, fn, label)
+    if wrong_arity:
+        return Feedback(False, wrong_arity)
+    changed_input = False
+    passed, failures = [], []  # case numbers that passed; (case number, Feedback) of those that did not
+    shapes = []  # the shapes of the tensors it returned
     for number, inputs in enumerate(exercise.cases):
         given = fresh(inputs)
         try:
@@ -106,79 +145,94 @@ def judge(exercise: Exercise, fn) -> Feedback:
         except NotImplementedError:
             return Feedback(None, f"fill in `{label}` above, then run this cell again.")
         except Exception as err:
-            return explain_raise(exercise, inputs, err, label)
+            failures.append((number, explain_raise(exercise, inputs, err, label)))
+            continue
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
-        changed_inputs |= not same_inputs(given, inputs)
-        verdict = judge_case(exercise, inputs, got, number)
-        if verdict is not None:
-            return verdict
-    message = "your function matches the reference on every input it was tried on."
-    if changed_inputs:
-        message += " Note: it changed its input in place; a function that leaves its input alone is safer."
-    return Feedback(True, message)
+        changed_input |= not same_inputs(given, inputs)
+        if isinstance(got, torch.Tensor):
+            shapes.append(tuple(got.shape))
+        verdict = judge_case(exercise, inputs, got)
+        if verdict is None:
+            passed.append(number)
+        else:
+            failures.append((number, verdict))
+    note = (
+        " Note: your function changed its input in place; it is safer to leave the input alone."
+        if changed_input
+        else ""
+    )
+    if not failures:
+        sizes = " and ".join(size_of(exercise, inputs) for inputs in exercise.cases)
+        return Feedback(True, f"your function matches the reference for {sizes}.{note}")
+    number, first = failures[0]
+    if first.mistake is None and (passed or one_shape_for_all(exercise, shapes)):
+        first = hard_coded(exercise, passed, number, shapes)
+    return Feedback(first.passed, first.message + note, first.mistake)
 
 
-def judge_case(exercise: Exercise, inputs: tuple, got, number: int) -> Feedback | None:
+def hard_coded(exercise: Exercise, passed: list, failed: int, shapes: list) -> Feedback:
+    """The feedback for an answer that cannot follow the size of its input."""
+    wrong = size_of(exercise, exercise.cases[failed])
+    if passed:
+        what = f"right for {size_of(exercise, exercise.cases[passed[0]])} but wrong for {wrong}"
+    else:
+        what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
+    return Feedback(
+        False,
+        f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)) or remember an "
+        "earlier answer? Compute everything from the input it is given.",
+        HARD_CODED,
+    )
+
+
+def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
+    """Whether the learner returned one shape for every case although the answers' shapes differ."""
+    if len(shapes) != len(exercise.cases) or len(set(shapes)) != 1:
+        return False
+    expected = {tuple(exercise.reference(*fresh(inputs)).shape) for inputs in exercise.cases}
+    return len(expected) > 1
+
+
+def judge_case(exercise: Exercise, inputs: tuple, got) -> Feedback | None:
     """None when `got` is right for this case; otherwise the Feedback that says why not."""
-    expected = exercise.reference(*fresh(inputs))
-    problem = not_a_tensor_like(got, expected)
+    expected = as_float(exercise.reference(*fresh(inputs)))
+    problem = not_a_tensor_like(got)
     if problem:
         return Feedback(False, problem)
-    got = got.detach().to("cpu", torch.float64)
-    expected = expected.detach().to("cpu", torch.float64)
+    got = as_float(got)
     if got.shape != expected.shape:
-        matched = match_mistake(exercise, inputs, got)
         wrong_shape = f"your result has shape {tuple(got.shape)}, but it should be {tuple(expected.shape)}."
-        return matched or Feedback(False, wrong_shape)
-    if close(got, expected, exercise.atol) and exact_zeros_hold(exercise, inputs, got):
+        return match_mistake(exercise, inputs, got) or Feedback(False, wrong_shape)
+    is_close = close(got, expected, exercise.atol)
+    off_zero = not_exactly_zero(exercise, inputs, got)
+    if is_close and off_zero is None:
         return None
     matched = match_mistake(exercise, inputs, got)
     if matched:
         return matched
-    if close(got, expected, exercise.atol):
-        where = exercise.exact_zero(*fresh(inputs))
-        worst = float(got[where].abs().max())
+    if is_close:  # right within the tolerance, but a weight that must be exactly 0 is not
+        (i, j), value = off_zero
         return Feedback(
             False,
-            f"a weight that must be exactly 0 is {worst:.1e} instead: use float('-inf') for the mask, "
-            "not a large negative number, so e^score is exactly 0.",
-            "finite_mask",
-        )
-    if number > 0 and exercise.reference(*fresh(exercise.cases[0])) is not None:
-        size = size_of(inputs)
-        return Feedback(
-            False,
-            f"right for the first input but wrong for a second one ({size}): does your code hard-code a size "
-            "or remember an earlier answer? Compute everything from the input it is given.",
-            "hard_coded",
+            f"row {i} gives position {j} the weight {fmt(value)}, close to 0 but not 0: a weight the lesson says "
+            f"is exactly 0 must be exactly 0, so {exercise.exact_zero_fix}",
+            exercise.exact_zero_name,
         )
     hint = exercise.explain(got, expected, inputs) if exercise.explain else None
-    return Feedback(False, hint or "the shape is right but some values differ from the reference; compare row by row.")
+    return Feedback(False, hint or explain_difference(got, expected))
 
 
-def not_a_tensor_like(got, expected) -> str | None:
-    """A sentence saying why `got` cannot be compared with the tensor `expected`, or None."""
-    if not isinstance(got, torch.Tensor):
-        return f"return a tensor (like `torch.tensor(...)`), not a {type(got).__name__}."
-    if got.is_meta:
-        return "your tensor lives on the 'meta' device and holds no numbers: build it from real values."
-    if got.is_complex() or got.dtype == torch.bool:
-        return f"return a tensor of real numbers, not of dtype {got.dtype}."
-    return None
-
-
-def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
-    """Same values within `atol` (NaN only where the reference has NaN)."""
-    return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
-
-
-def exact_zeros_hold(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> bool:
-    """Whether every entry the lesson says is exactly 0 is exactly 0 (compared with ==)."""
-    if exercise.exact_zero is None:
-        return True
-    where = torch.as_tensor(exercise.exact_zero(*fresh(inputs)), dtype=torch.bool)
-    return bool((got[where] == 0).all())
+def explain_raise(exercise: Exercise, inputs: tuple, err: Exception, label: str) -> Feedback:
+    """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words."""
+    for mistake in exercise.mistakes:
+        try:
+            mistake.wrong(*fresh(inputs))
+        except Exception as expected_err:
+            if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
+                return Feedback(False, mistake.hint, mistake.name)
+    advice = " Does your code assume a size? Take sizes from the input (.shape)." if isinstance(err, IndexError) else ""
+    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice}")
 
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
@@ -189,23 +243,133 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
         except Exception:
             continue  # this mistake raises on these inputs: it cannot have produced a result
         if isinstance(wrong, torch.Tensor):
-            wrong = wrong.detach().to("cpu", torch.float64)
-            if wrong.shape == got.shape and close(got, wrong, exercise.atol):
+            wrong = as_float(wrong)
+            if (
+                wrong.shape == got.shape
+                and close(got, wrong, exercise.atol)
+                and same_zeros(exercise, inputs, got, wrong)
+            ):
                 return Feedback(False, mistake.hint, mistake.name)
     return None
 
 
-def explain_raise(exercise: Exercise, inputs: tuple, err: Exception, label: str) -> Feedback:
-    """Feedback for a learner function that raised: a named mistake that raises alike, or the error in words."""
-    for mistake in exercise.mistakes:
+def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor):
+    """((row, column), value) of the first entry that must be exactly 0 but is not, or None."""
+    if exercise.exact_zero is None:
+        return None
+    where = torch.as_tensor(exercise.exact_zero(*fresh(inputs)), dtype=torch.bool).expand_as(got)
+    bad = (where & (got != 0)).nonzero()
+    if len(bad) == 0:
+        return None
+    index = tuple(int(i) for i in bad[0])
+    return index[-2:], float(got[index])
+
+
+# ---------------------------------------------------------------------------------------------
+# Small pieces
+
+
+def learner_label(fn, exercise: Exercise) -> str:
+    """The name to call the learner's function by in a message."""
+    name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) and name.isidentifier() else exercise.name
+
+
+def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
+    """A sentence when `fn` cannot take the case's inputs (wrong number of parameters), else None."""
+    count = len(exercise.cases[0])
+    try:
+        inspect.signature(fn).bind(*range(count))
+    except TypeError:
+        wanted = ", ".join(reference_parameters(exercise, count))
         try:
-            mistake.wrong(*fresh(inputs))
-        except type(err):
-            return Feedback(False, mistake.hint, mistake.name)
-        except Exception:
-            continue
-    first_line = str(err).strip().splitlines()[0] if str(err).strip() else "no message"
-    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line}")
+            has = ", ".join(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            has = "something else"
+        inputs = "one input" if count == 1 else f"{count} inputs"
+        return (
+            f"`{label}` should take {inputs}, ({wanted}), but it takes ({has}): "
+            f"change its first line, `def {label}(...)`."
+        )
+    except ValueError:
+        return None  # no signature to read (some built-ins): calling it will tell
+    return None
+
+
+def reference_parameters(exercise: Exercise, count: int) -> list[str]:
+    """The names of the reference's first `count` parameters (or x1, x2, … when they cannot be read)."""
+    try:
+        names = list(inspect.signature(exercise.reference).parameters)[:count]
+    except (TypeError, ValueError):
+        names = []
+    return names if len(names) == count else [f"x{i + 1}" for i in range(count)]
+
+
+def not_a_tensor_like(got) -> str | None:
+    """A sentence saying why `got` cannot be compared with a tensor answer, or None."""
+    if not isinstance(got, torch.Tensor):
+        kind = type(got).__name__
+        if isinstance(got, (list, tuple)):
+            return f"return a tensor, not a {kind}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
+        return f"return a tensor (like torch.tensor(...)), not a {kind}."
+    if got.is_meta:
+        return "your tensor lives on the 'meta' device and holds no numbers: build it from the real input."
+    if got.is_complex() or got.dtype == torch.bool:
+        return f"return a tensor of real numbers, not of dtype {got.dtype}."
+    return None
+
+
+def as_float(t: torch.Tensor) -> torch.Tensor:
+    """A detached, dense float64 copy on the CPU (integer tensors are compared as numbers)."""
+    t = t.detach()
+    if t.layout != torch.strided:
+        t = t.to_dense()
+    return t.to("cpu", torch.float64)
+
+
+def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
+    """Same values within `atol` (NaN only where the other has NaN, ±inf only where the other has it)."""
+    return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
+
+
+def same_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor, wrong: torch.Tensor) -> bool:
+    """Whether `got` and a named mistake's result agree on which must-be-zero entries are exactly 0."""
+    if exercise.exact_zero is None:
+        return True
+    where = torch.as_tensor(exercise.exact_zero(*fresh(inputs)), dtype=torch.bool).expand_as(got)
+    return bool(torch.equal((got == 0) & where, (wrong == 0) & where))
+
+
+def explain_difference(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """The generic hint: the first entry that differs, in words."""
+    differs = ~torch.isclose(got, expected, atol=1e-4, rtol=0, equal_nan=True)
+    index = tuple(int(i) for i in differs.nonzero()[0])
+    where = f"entry {list(index)}" if len(index) != 1 else f"entry {index[0]}"
+    return (
+        f"the shape is right but {where} is {fmt(float(got[index]))} where the reference has "
+        f"{fmt(float(expected[index]))}; compare your steps with the lesson's."
+    )
+
+
+def fmt(value) -> str:
+    """A number as a message should print it: 0.25, 1.5, 2.08, 3, 5e-05 (never a rounded 0.00 for a tiny one)."""
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    if abs(value) < 0.005 or abs(value) >= 1e5:
+        return f"{value:.2g}"
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def first_line(err: BaseException) -> str:
+    """The first line of an exception's message (or 'no message')."""
+    try:
+        text = str(err).strip()
+    except Exception:
+        text = ""
+    return text.splitlines()[0].rstrip(".") if text else "no message"
 
 
 def fresh(inputs: tuple) -> tuple:
@@ -217,17 +381,18 @@ def same_inputs(given: tuple, original: tuple) -> bool:
     """Whether the learner's function left its inputs as they were handed over."""
     for a, b in zip(given, original, strict=True):
         if isinstance(b, torch.Tensor):
-            if not (isinstance(a, torch.Tensor) and a.shape == b.shape and torch.equal(a.cpu(), b.cpu())):
-                if not (torch.isnan(b).any() and torch.allclose(a.cpu(), b.cpu(), equal_nan=True)):
-                    return False
-        elif a != b and not (isinstance(a, float) and math.isnan(a)):
+            if not (isinstance(a, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype):
+                return False
+            if not torch.equal(a.detach().cpu().nan_to_num(), b.detach().cpu().nan_to_num()):
+                return False
+        elif a != b:
             return False
     return True
 
 
-def size_of(inputs: tuple) -> str:
-    """A short description of a case's size, e.g. 'T = 7' or 'shape (2, 7, 4)'."""
+def size_of(exercise: Exercise, inputs: tuple) -> str:
+    """A short description of a case's size, e.g. 'T = 7' or 'a (7, 3) input'."""
     first = inputs[0]
     if isinstance(first, torch.Tensor):
-        return f"shape {tuple(first.shape)}"
-    return f"{first!r}"
+        return f"a {tuple(first.shape)} input"
+    return f"{reference_parameters(exercise, 1)[0]} = {first!r}"

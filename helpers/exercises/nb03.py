@@ -1,0 +1,221 @@
+"""Notebook 03, "your turn": masked softmax weights, and standardising by row (LayerNorm by hand)."""
+
+import torch
+import torch.nn.functional as F
+
+from .core import Exercise, Mistake, declare, fmt
+from .explain import explain_weights
+
+# Scores for a 5-character chunk: mixed signs, and no row of the past sums to 0, so every named
+# mistake gives a result of its own (and none divides by zero by accident). The hints quote it.
+SCORES = torch.tensor(
+    [
+        [1.0, -2.0, 0.5, 3.0, -1.0],
+        [2.0, 0.0, -1.5, 4.0, 1.0],
+        [-1.0, 3.0, 1.0, -2.0, 2.5],
+        [0.5, 1.5, -0.5, 2.0, -3.0],
+        [2.5, -1.0, 1.0, 0.5, 1.5],
+    ]
+)
+# A second, larger chunk. Row 2's past scores are all about −1e12: only −∞ is below every score,
+# so a finite mask (−1e4, −1e9) hands that row's weight to the future.
+SCORES_7 = torch.tensor(
+    [
+        [0.5, 2.0, -1.0, 1.5, 0.0, 3.0, -2.0],
+        [-1.5, 1.0, 2.5, -0.5, 1.0, 0.5, 2.0],
+        [-1e12, -1e12, -1e12, 1.0, -2.0, 0.5, 1.5],
+        [2.0, -3.0, 0.5, 1.0, -1.0, 2.5, 0.0],
+        [0.0, 1.5, -2.0, 3.0, 0.5, -1.0, 1.0],
+        [1.0, -0.5, 2.0, -1.5, 2.5, 0.5, -3.0],
+        [-2.0, 0.5, 1.0, 2.0, -1.0, 1.5, 0.5],
+    ]
+)
+
+# Samples (rows) of features (columns), each row and column on a scale of its own. The first is
+# square on purpose: a dropped keepdim then broadcasts silently instead of raising an error.
+FEATURES = torch.tensor([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 1.0], [-2.0, -2.0, 4.0, 0.0], [3.0, 7.0, 1.0, 9.0]])
+FEATURES_3x6 = torch.tensor(
+    [[4.0, -1.0, 2.0, 8.0, 0.0, 3.0], [1.0, 1.0, 6.0, -3.0, 2.0, 5.0], [7.0, 2.0, -4.0, 0.0, 9.0, 1.0]]
+)
+EPS = 1e-5
+
+
+def future(scores: torch.Tensor) -> torch.Tensor:
+    """Boolean (T, T): True above the diagonal, where a position would see its future."""
+    T = scores.shape[-1]
+    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+
+
+def fill_future(scores: torch.Tensor, value: float) -> torch.Tensor:
+    return scores.masked_fill(future(scores), value)
+
+
+def masked_softmax(scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """The reference: the future set to −∞, then a softmax along `dim`."""
+    return F.softmax(fill_future(scores, float("-inf")), dim=dim)
+
+
+def divide_by_sum(masked: torch.Tensor) -> torch.Tensor:
+    return masked / masked.sum(-1, keepdim=True)
+
+
+declare(
+    Exercise(
+        name="masked_softmax_weights",
+        reference=masked_softmax,
+        cases=((SCORES,), (SCORES_7,)),
+        exact_zero=future,
+        exact_zero_name="finite_mask",
+        exact_zero_fix="fill the future with float('-inf') before the softmax, not a large negative number: "
+        "e^−∞ is exactly 0.",
+        explain=explain_weights,
+        mistakes=(
+            Mistake(
+                "forgot_mask",
+                lambda scores: F.softmax(scores, dim=-1),
+                "the future gets weight: row 0 shares its attention with positions 1 to 4. "
+                "Fill the upper triangle with −∞ (masked_fill with tril == 0) before the softmax.",
+            ),
+            Mistake(
+                "by_column",
+                lambda scores: masked_softmax(scores, dim=0),
+                "your columns sum to 1, not your rows: the softmax ran down each column (dim=0). "
+                "Each row is a position sharing out its attention, so use softmax(..., dim=-1).",
+            ),
+            Mistake(
+                "mask_with_zero",
+                lambda scores: F.softmax(fill_future(scores, 0.0), dim=-1),
+                "the future still gets weight: you filled it with 0, and e^0 = 1, so softmax gives it a share. "
+                "Fill it with float('-inf'): e^−∞ = 0 is what makes a weight exactly 0.",
+            ),
+            Mistake(
+                "divide_by_sum",
+                lambda scores: divide_by_sum(fill_future(scores, 0.0)),
+                "some weights are negative: dividing the scores by their row sum is scheme two's normalisation, "
+                "and it breaks on negative scores (and on rows that sum to 0). Use softmax, which makes every "
+                "weight positive.",
+            ),
+            Mistake(
+                "divide_by_sum",
+                lambda scores: divide_by_sum(fill_future(scores, float("-inf"))),
+                "you got NaN: after the −∞ mask, dividing by the row sum computes −∞/−∞. "
+                "Replace the division by softmax(..., dim=-1), which turns −∞ into a weight of exactly 0.",
+            ),
+            Mistake(
+                "masked_after_softmax",
+                lambda scores: fill_future(F.softmax(scores, dim=-1), 0.0),
+                "the future is 0 but the rows no longer sum to 1: you zeroed it after the softmax. "
+                "Mask first (−∞), then softmax, so the weights are shared out among the past only.",
+            ),
+            Mistake(
+                "masked_the_present",
+                lambda scores: F.softmax(
+                    scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(), float("-inf")), -1
+                ),
+                "you masked the diagonal too, so row 0 has nothing left to look at (NaN). "
+                "A position may look at itself: mask only above the diagonal (tril == 0, or triu(diagonal=1)).",
+            ),
+            Mistake(
+                "masked_the_past",
+                lambda scores: F.softmax(scores.masked_fill(future(scores).T, float("-inf")), dim=-1),
+                "you hid the past and kept the future: the −∞ belongs above the diagonal, where the column "
+                "index is larger than the row index (tril == 0), not below it.",
+            ),
+            Mistake(
+                "finite_mask",
+                lambda scores: F.softmax(fill_future(scores, -10.0), dim=-1),
+                "the future gets a tiny weight instead of exactly 0: a finite mask such as −10 still leaves "
+                "e^−10 > 0. Fill the future with float('-inf'), the only value whose e^score is exactly 0.",
+            ),
+            Mistake(
+                "finite_mask",
+                lambda scores: F.softmax(fill_future(scores, -1e4), dim=-1),
+                "right for ordinary scores, but a finite mask fails on very negative ones: row 2 of the 7 × 7 "
+                "scores is about −1e12, below your mask value, so its weight went to the future. Fill the future "
+                "with float('-inf'), which is below every possible score.",
+            ),
+        ),
+    )
+)
+
+
+def standardise(x: torch.Tensor, dim=None, keep: bool = True, unbiased: bool = False) -> torch.Tensor:
+    """(x − mean) / √(var + eps) along `dim` (None: over everything)."""
+    if dim is None:
+        return (x - x.mean()) / torch.sqrt(x.var(unbiased=unbiased) + EPS)
+    mean = x.mean(dim, keepdim=keep)
+    var = x.var(dim, unbiased=unbiased, keepdim=keep)
+    return (x - mean) / torch.sqrt(var + EPS)
+
+
+def layer_norm(x: torch.Tensor) -> torch.Tensor:
+    """The reference: torch's LayerNorm over each row, without the learned scale and shift."""
+    return F.layer_norm(x, x.shape[-1:], eps=EPS)
+
+
+def drop_keepdim(x: torch.Tensor, on_mean: bool, on_var: bool) -> torch.Tensor:
+    mean = x.mean(-1, keepdim=not on_mean)
+    var = x.var(-1, unbiased=False, keepdim=not on_var)
+    return (x - mean) / torch.sqrt(var + EPS)
+
+
+KEEPDIM_HINT = (
+    "your result has the right shape but the wrong numbers: mean(-1) and var(-1) without keepdim=True "
+    "have shape (4,), which lines up with the columns, not the rows. Keep the dimension: keepdim=True."
+)
+
+
+def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+    """Plain words for a wrong standardisation that matches no named mistake."""
+    means = got.mean(-1)
+    if (means.abs() > 1e-3).any():
+        row = int((means.abs() > 1e-3).nonzero()[0])
+        return f"row {row} has mean {fmt(means[row])}; after standardising by row every row's mean is 0."
+    var = got.var(-1, unbiased=False)
+    if ((var - 1).abs() > 1e-3).any():
+        row = int(((var - 1).abs() > 1e-3).nonzero()[0])
+        return f"row {row} has variance {fmt(var[row])}; after standardising by row every row's variance is 1."
+    return None
+
+
+declare(
+    Exercise(
+        name="standardise_rows",
+        reference=layer_norm,
+        cases=((FEATURES,), (FEATURES_3x6,)),
+        explain=explain_standardised,
+        mistakes=(
+            Mistake(
+                "by_column",
+                lambda x: standardise(x, 0),
+                "your columns have mean 0, not your rows: you standardised across samples (x.mean(0)), "
+                "which is what BatchNorm does. LayerNorm works across each row's features: x.mean(-1).",
+            ),
+            Mistake(
+                "unbiased_variance",
+                lambda x: standardise(x, -1, unbiased=True),
+                "close, but torch.var and torch.std divide by C − 1 by default. LayerNorm divides by C: "
+                "pass unbiased=False (or correction=0).",
+            ),
+            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, True, True), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, True, False), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, False, True), KEEPDIM_HINT),
+            Mistake(
+                "as_a_whole",
+                lambda x: standardise(x),
+                "you standardised the matrix as a whole (one mean for everything). Give each row its own mean "
+                "and variance: mean(-1, keepdim=True).",
+            ),
+            Mistake(
+                "only_centred",
+                lambda x: x - x.mean(-1, keepdim=True),
+                "each row now has mean 0, but not variance 1: divide by the square root of the row's variance (+ eps).",
+            ),
+            Mistake(
+                "not_centred",
+                lambda x: x / torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + EPS),
+                "you divided by the standard deviation but did not subtract each row's mean first.",
+            ),
+        ),
+    )
+)
