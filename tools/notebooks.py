@@ -85,7 +85,7 @@ def clone_course(url, folder):
         raise RuntimeError("git is not installed here, so the course cannot be cloned.") from None
     if run.returncode != 0 or not (partial / "helpers" / "__init__.py").is_file():
         shutil.rmtree(partial, ignore_errors=True)
-        reason = (run.stderr.strip().splitlines() or ["it has no helpers/ folder"])[-1]
+        reason = (run.stderr.strip().splitlines() or ["it has no helpers/ folder"])[-1].removeprefix("fatal: ")
         message = f"Could not clone the course from {{url}} ({{reason}}): check the address and the network."
         raise RuntimeError(message)
     partial.rename(folder)
