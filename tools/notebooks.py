@@ -1,6 +1,6 @@
 """Stamp, execute and time the course notebooks.
 
-    python -m tools.notebooks stamp      # write the badge and setup cell into every notebook
+    python -m tools.notebooks stamp      # write the badge, the setup cell and Colab's GPU request into every notebook
     python -m tools.notebooks execute    # re-run every notebook top to bottom, outputs kept
     python -m tools.notebooks bench      # time each notebook under nbval and print a table
 Each command takes optional notebook names (e.g. 00_bigram_baseline.ipynb) to limit it.
