@@ -14,6 +14,20 @@ def pick_device(verbose: bool = True) -> torch.device:
 
     Set the environment variable COURSE_DEVICE=cpu (or cuda, mps) to choose by hand.
     """
+    name, why = _choose_device()
+    if verbose:
+        print(f"Using device: {name} ({why})")
+    return torch.device(name)
+
+
+def describe_device() -> str:
+    """The device pick_device() chooses and why, in a few words, e.g. 'cuda (GPU: Tesla T4)'."""
+    name, why = _choose_device()
+    return f"{name} ({why})"
+
+
+def _choose_device() -> tuple[str, str]:
+    """The name of the device to use, and the reason, honouring COURSE_DEVICE."""
     wanted = os.environ.get(DEVICE_ENV, "").strip().lower()
     if wanted:
         if wanted not in _KNOWN:
@@ -25,16 +39,12 @@ def pick_device(verbose: bool = True) -> torch.device:
                 f"{DEVICE_ENV}={wanted} was asked for, but no {wanted} device is available here: "
                 "unset it to pick automatically."
             )
-        name, why = wanted, f"chosen by {DEVICE_ENV}"
-    elif _available("cuda"):
-        name, why = "cuda", f"GPU: {torch.cuda.get_device_name(0)}"
-    elif _available("mps"):
-        name, why = "mps", "Apple GPU"
-    else:
-        name, why = "cpu", "no CUDA or Apple MPS GPU found; everything still runs, a little slower"
-    if verbose:
-        print(f"Using device: {name} ({why})")
-    return torch.device(name)
+        return wanted, f"chosen by {DEVICE_ENV}"
+    if _available("cuda"):
+        return "cuda", f"GPU: {torch.cuda.get_device_name(0)}"
+    if _available("mps"):
+        return "mps", "Apple GPU"
+    return "cpu", "no CUDA or Apple MPS GPU found; everything still runs, a little slower"
 
 
 def _available(name: str) -> bool:

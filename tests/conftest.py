@@ -1,4 +1,7 @@
-"""Shared test set-up: draw off-screen and close every figure a test opens."""
+"""Shared test set-up: make sure the corpus is here before anything runs; draw off-screen and close figures."""
+
+import os
+import sys
 
 import matplotlib
 
@@ -6,6 +9,36 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
+
+from helpers.data import CORPUS_PATH, CORPUS_URL, CorpusError, ensure_corpus  # noqa: E402
+
+# Where the session-start check downloads the corpus from (a test points it at an address that cannot answer).
+CORPUS_URL_ENV = "COURSE_CORPUS_URL"
+# Exit status of a session stopped because the corpus is missing (pytest's own "usage error").
+NO_CORPUS_EXIT = pytest.ExitCode.USAGE_ERROR
+
+
+def no_corpus_message(url: str) -> str:
+    """The one message `make test` gives when the corpus is missing and cannot be downloaded."""
+    return (
+        f"Cannot run the tests: data/{CORPUS_PATH.name} is missing (or fails its SHA-256 check) "
+        f"and could not be downloaded from {url}.\n"
+        "Put a copy there as README.md explains under Troubleshooting (No internet), then run `make test` again."
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Stop before anything runs, with one message, when the corpus is neither here nor downloadable (offline)."""
+    if config.option.help or config.option.version:
+        return None
+    url = os.environ.get(CORPUS_URL_ENV, CORPUS_URL)
+    try:
+        ensure_corpus(CORPUS_PATH, url=url, timeout=5)
+    except CorpusError:
+        print(no_corpus_message(url), file=sys.stderr)
+        return NO_CORPUS_EXIT
+    return None
 
 
 @pytest.fixture(autouse=True)

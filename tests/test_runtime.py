@@ -5,7 +5,7 @@ import random
 import pytest
 import torch
 
-from helpers.runtime import pick_device, seed_everything
+from helpers.runtime import describe_device, pick_device, seed_everything
 
 
 def test_pick_device_says_which(capsys, monkeypatch):
@@ -26,6 +26,18 @@ def test_pick_device_prefers_cuda_then_mps(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     assert pick_device(verbose=False).type == "cpu"
+
+
+def test_describe_device_names_what_pick_device_picks(capsys, monkeypatch):
+    monkeypatch.delenv("COURSE_DEVICE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i: "Tesla T4")
+    assert describe_device() == "cuda (GPU: Tesla T4)"
+    assert capsys.readouterr().out == ""  # describing prints nothing: the setup cell prints it in its own line
+    pick_device()
+    assert capsys.readouterr().out == "Using device: cuda (GPU: Tesla T4)\n"
+    monkeypatch.setenv("COURSE_DEVICE", "cpu")
+    assert describe_device() == "cpu (chosen by COURSE_DEVICE)"
 
 
 def test_course_device_can_force_the_cpu(monkeypatch):

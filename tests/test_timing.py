@@ -6,6 +6,7 @@ Nothing here asserts on speed: the machine running the tests may be busy with an
 import pytest
 import torch
 
+from helpers import timing
 from helpers.timing import devices_of, synchronize, time_call
 
 
@@ -13,6 +14,12 @@ def test_time_call_returns_seconds_as_a_non_negative_float():
     seconds = time_call(torch.ones, 3, repeats=2)
     assert isinstance(seconds, float)
     assert seconds >= 0
+
+
+def test_time_call_reports_the_fastest_timed_call(monkeypatch):
+    clock = iter([0.0, 5.0, 10.0, 12.0, 20.0, 23.0])  # start and end of three timed calls: 5 s, 2 s, 3 s
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: next(clock))
+    assert time_call(lambda: None, repeats=3, warmup=0) == 2.0
 
 
 def test_time_call_makes_warmup_plus_repeats_calls_with_the_given_arguments():
@@ -42,9 +49,14 @@ def test_devices_of_collects_only_tensor_devices():
     assert devices_of(1, None) == set()
 
 
-def test_synchronize_on_cpu_needs_nothing():
+def test_synchronize_on_cpu_waits_for_no_gpu(monkeypatch):
+    waited = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: waited.append("cuda"))
+    monkeypatch.setattr(torch.mps, "synchronize", lambda: waited.append("mps"))
     synchronize("cpu")
     synchronize(torch.device("cpu"))
+    time_call(torch.ones, 3, repeats=2, device="cpu")
+    assert waited == []
 
 
 def test_synchronize_waits_for_cuda_and_mps(monkeypatch):

@@ -1,5 +1,7 @@
 """The notebook stamping tool and the CI entry point."""
 
+import sys
+
 import nbformat
 import pytest
 
@@ -11,14 +13,39 @@ def make_notebook(path, cells):
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
 
 
-def test_stamp_writes_badge_and_setup_then_is_idempotent(tmp_path):
+def test_stamp_writes_badge_setup_and_colab_metadata_then_is_idempotent(tmp_path):
     path = tmp_path / "07_example.ipynb"
     make_notebook(path, [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("# Course setup")])
     assert stamp(path) is True
     nb = nbformat.read(path, as_version=4)
     assert nb.cells[0].source == badge_source("07_example.ipynb")
     assert nb.cells[2].source == setup_source()
+    assert nb.cells[2].metadata["cellView"] == "form" and nb.cells[2].metadata["jupyter"]["source_hidden"] is True
+    assert nb.metadata["accelerator"] == "GPU" and nb.metadata["colab"]["gpuType"] == "T4"
+    written = path.read_bytes()
     assert stamp(path) is False
+    assert path.read_bytes() == written
+
+
+def test_stamp_restores_metadata_someone_removed(tmp_path):
+    path = tmp_path / "07_example.ipynb"
+    make_notebook(path, [nbformat.v4.new_code_cell(setup_source())])
+    stamp(path)
+    nb = nbformat.read(path, as_version=4)
+    del nb.metadata["accelerator"], nb.cells[1].metadata["jupyter"]
+    nbformat.write(nb, path)
+    assert stamp(path) is True
+    restored = nbformat.read(path, as_version=4)
+    assert restored.metadata["accelerator"] == "GPU" and restored.cells[1].metadata["jupyter"]["source_hidden"] is True
+
+
+def test_setup_cell_is_recognised_by_its_first_line():
+    assert tool.is_setup_cell(nbformat.v4.new_code_cell(setup_source()))
+    first_line = setup_source().splitlines()[0]
+    assert first_line.startswith("# @title Course setup") and first_line.endswith('{ display-mode: "form" }')
+    assert tool.is_setup_cell(nbformat.v4.new_code_cell("# Course setup (older form)\nimport os"))
+    assert not tool.is_setup_cell(nbformat.v4.new_code_cell("import os  # Course setup"))
+    assert not tool.is_setup_cell(nbformat.v4.new_markdown_cell("# Course setup"))
 
 
 def test_stamp_refuses_a_notebook_without_setup_cell(tmp_path):
@@ -30,15 +57,18 @@ def test_stamp_refuses_a_notebook_without_setup_cell(tmp_path):
     assert path.read_bytes() == before  # nothing half-written
 
 
-def test_setup_cell_finds_helpers_from_a_subfolder(tmp_path, monkeypatch):
+def test_setup_cell_finds_helpers_from_a_subfolder_and_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     (tmp_path / "helpers").mkdir()
     (tmp_path / "helpers" / "__init__.py").write_text("")
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")
-    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    monkeypatch.setattr(sys, "path", list(sys.path))
     namespace = {}
     exec(setup_source(), namespace)
     assert namespace["COURSE_ROOT"] == tmp_path
+    assert str(tmp_path) in sys.path
+    out = capsys.readouterr().out
+    assert out.startswith("Course found at ..; device: ") and out.count("\n") == 1, out
 
 
 def test_setup_cell_explains_when_helpers_cannot_be_found(tmp_path, monkeypatch):
