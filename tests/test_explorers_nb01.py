@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from helpers.averaging import average_loop
-from helpers.explorers.bag_of_words import (
+from helpers.explorers.nb01 import (
     MAX_LEN,
     count_mean_calls,
     explore_bag_of_words,
@@ -45,42 +45,58 @@ def test_count_mean_calls_counts_one_per_position():
     assert out.shape == (3, 5, 2)
 
 
-def test_anagrams_share_the_last_average(capsys):
-    result = explore_bag_of_words("dogs", "gods")
-    assert result["last_identical"] is True
-    assert torch.equal(result["averages"][-1], result["other_averages"][-1])
-    assert not torch.equal(result["averages"][1], result["other_averages"][1])  # 'do' and 'go' differ
-    assert torch.equal(result["wei"], uniform_wei(4))
+def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(capsys):
+    shown = explore_bag_of_words("dogs", "gods")
+    assert torch.equal(shown["wei"], uniform_wei(4))
+    assert shown["same"].tolist() == [False, False, True, True]  # 'd'≠'g', 'do'≠'go', 'dog'~'god', 'dogs'~'gods'
+    for t in range(4):
+        assert torch.equal(shown["averages"][t], shown["other_averages"][t]) == bool(shown["same"][t])
+    torch.testing.assert_close(shown["averages"], average_loop(word_vectors("dogs").unsqueeze(0))[0])
     out = capsys.readouterr().out
-    assert "identical" in out and "cannot see order" in out
-    assert len(plt.gcf().axes) >= 2
+    assert out.count("every 4-character word gets the ones drawn") == 1  # the weights are said to match once
+    assert "Identical at position(s) 2, 3" in out
+    assert len(plt.get_fignums()) == 1
+    assert len(plt.gcf().axes) == 3  # the weights (with its colour bar) and the two words' averages
 
 
-def test_different_letters_are_reported(capsys):
-    result = explore_bag_of_words("hou", "you")
-    assert result["last_identical"] is False
+def test_the_hou_row_shows_the_worked_averages(capsys):
+    shown = explore_bag_of_words("hou", "")
+    torch.testing.assert_close(
+        shown["averages"], torch.tensor([[2.0, 7.0], [4.0, 5.5], [4.67, 5.33]]), atol=0.005, rtol=0
+    )
+    assert shown["other_averages"] is None and shown["same"] is None
+    out = capsys.readouterr().out
+    assert "[4.67, 5.33]" in out
+    assert "Type a second word" in out
+
+
+def test_different_letters_differ_at_the_last_position(capsys):
+    shown = explore_bag_of_words("hou", "you")
+    assert not shown["same"][-1]
     assert "not made of the same characters" in capsys.readouterr().out
 
 
-def test_one_word_alone_asks_for_a_second(capsys):
-    result = explore_bag_of_words("thou", "")
-    assert result["last_identical"] is None
-    assert result["averages"].shape == (4, 2)
-    assert "Type a second word" in capsys.readouterr().out
+def test_words_of_different_lengths_share_the_top_left_corner(capsys):
+    shown = explore_bag_of_words("dogs", "god")
+    assert torch.equal(shown["wei"], uniform_wei(4))
+    assert shown["same"].tolist() == [False, False, True]
+    assert "the 3-character word uses their top-left corner" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     "word, other, words",
     [
-        ("", "gods", "first word is empty"),
-        ("café", "gods", "'é'"),
-        ("dogs", "g0ds", "'0'"),
-        ("x" * (MAX_LEN + 1), "gods", f"{MAX_LEN} or fewer"),
-        ("dogs", "y" * 20, "20 characters"),
-        (None, "gods", "must be text"),
+        ("", "gods", "The first word is empty: type 1 to 12 characters"),
+        ("café", "gods", "The first word 'café' has 'é' at position 3"),
+        ("dogs", "g0ds", "The second word 'g0ds' has '0' at position 1"),
+        ("x" * (MAX_LEN + 1), "gods", f"keep it to {MAX_LEN} or fewer"),
+        ("dogs", "y" * 20, "The second word 'yyyyyyyyyyyyyyyyyyyy' has 20 characters"),
+        (None, "gods", "The first word is NoneType, not text"),
     ],
 )
-def test_bad_input_prints_a_message_not_a_traceback(capsys, word, other, words):
+def test_bad_input_gets_one_sentence_and_no_picture(capsys, word, other, words):
     assert explore_bag_of_words(word, other) is None
-    assert words in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert words in out
+    assert out.count("\n") == 1 and out.rstrip().endswith(".")
     assert not plt.get_fignums()
