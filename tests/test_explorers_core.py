@@ -1,27 +1,238 @@
-"""The explore() wrapper shared by every interactive explorer."""
+"""What every explorer shares: parsing typed input, range checks, row formatting, reporting, link_range, explore().
 
-from ipywidgets import Text
+The explore() and link_range() tests use real ipywidgets controls without a browser; they must pass
+under ipywidgets 8 and under 7.7.1 (Colab's), e.g. `PYTHONPATH=/tmp/ipyw7 pytest tests/test_explorers_core.py`.
+"""
 
-from helpers.explorers import explore
+import IPython.display
+import pytest
+import torch
+from ipywidgets import IntSlider, Output, Text, VBox
 
+from helpers.data import STOI
+from helpers.explorers import check_position, explore, fmt_row, link_range, parse_numbers, parse_word, report
+from helpers.explorers.core import SIGNS
 
-def test_explore_calls_back_with_the_controls_values_and_drops_the_result():
-    seen = []
-
-    def callback(word):
-        seen.append(word)
-        return {"numbers": "for tests only"}
-
-    widget = explore(callback, word=Text(value="hou"))
-    assert seen == ["hou"]
-    assert widget.widget.result is None  # nothing for the widget to print under the picture
-    widget.widget.children[0].value = "you"
-    assert seen[-1] == "you"
+EXAMPLE = "2, -1, 3"
 
 
-def test_fmt_row_writes_two_decimals_and_minus_infinity():
-    import torch
+def one_sentence(message: str) -> bool:
+    """A message is one sentence: it ends with a full stop and has no other sentence end before it."""
+    body = message[:-1].replace(SIGNS, "")  # the list of allowed signs includes a full stop
+    return message.endswith(".") and ". " not in body.replace("e.g. ", "") and "\n" not in message
 
-    from helpers.explorers import fmt_row
 
-    assert fmt_row(torch.tensor([2.0, -0.25, float("-inf")])) == "[2.00, -0.25, −∞]"
+# --- fmt_row ---------------------------------------------------------------------------------------
+
+
+def test_fmt_row_writes_two_decimals_and_infinities():
+    assert fmt_row(torch.tensor([2.0, -0.25, float("-inf"), float("inf")])) == "[2.00, -0.25, −∞, ∞]"
+
+
+def test_fmt_row_writes_huge_values_with_a_power_of_ten():
+    assert fmt_row(torch.tensor([3e38, 0.5], dtype=torch.float64)) == "[3.00e+38, 0.50]"
+
+
+def test_fmt_row_takes_plain_lists_too():
+    assert fmt_row([1, 0.125]) == "[1.00, 0.12]"
+
+
+# --- report ----------------------------------------------------------------------------------------
+
+
+def test_report_prints_the_sentence_and_returns_none(capsys):
+    assert report("The word is empty: type a word.") is None
+    assert capsys.readouterr().out == "The word is empty: type a word.\n"
+
+
+# --- parse_numbers ---------------------------------------------------------------------------------
+
+
+def test_parse_numbers_reads_spaces_signs_decimals_and_the_prose_minus():
+    assert parse_numbers(" 2 ,-1,  3.5 ", EXAMPLE, 12) == ([2.0, -1.0, 3.5], None)
+    assert parse_numbers("2, −1, 1e3", EXAMPLE, 12) == ([2.0, -1.0, 1000.0], None)
+    assert parse_numbers("7", EXAMPLE, 1) == ([7.0], None)
+
+
+def test_parse_numbers_accepts_the_largest_float32_values():
+    values, problem = parse_numbers("3.4e38, -3.4e38", EXAMPLE, 12)
+    assert problem is None
+    assert torch.isfinite(torch.tensor(values, dtype=torch.float32)).all()
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "There are no scores"),
+        ("   ", "There are no scores"),
+        (None, "There are no scores"),
+        ("2, x, 3", "Score 1, 'x', is not a number"),
+        ("2 3", "Score 0, '2 3', is not a number"),
+        ("1, nan", "Score 1, 'nan', is not a number"),
+        ("1,,2", "Score 1 is empty: remove the extra comma"),
+        ("1, 2,", "Score 2 is empty: remove the extra comma"),
+        ("inf, 1", "Score 0, 'inf', is too large"),
+        ("1, -1e39", "Score 1, '-1e39', is too large"),
+        ("1, 2, 3, 4", "There are 4 scores: give at most 3"),
+    ],
+)
+def test_parse_numbers_says_what_is_wrong_in_one_sentence(text, words):
+    values, problem = parse_numbers(text, EXAMPLE, 3)
+    assert values is None
+    assert words in problem
+    assert one_sentence(problem)
+
+
+def test_parse_numbers_names_what_it_reads():
+    _, problem = parse_numbers("", "1, 2", 5, what="weight")
+    assert problem == "There are no weights: type numbers separated by commas, e.g. 1, 2."
+
+
+# --- parse_word ------------------------------------------------------------------------------------
+
+
+def test_parse_word_encodes_a_good_word():
+    assert parse_word("hou", 8) == ([STOI["h"], STOI["o"], STOI["u"]], None)
+    assert parse_word("a b!", 4)[0] == [STOI[c] for c in "a b!"]
+
+
+@pytest.mark.parametrize(
+    "word, words",
+    [
+        ("", "The word is empty: type 1 to 5 characters, e.g. 'hou'"),
+        ("abcdef", "The word 'abcdef' has 6 characters: keep it to 5 or fewer"),
+        ("café", "The word 'café' has 'é' at position 3"),
+        ("h0u", "'0' at position 1"),
+        (None, "The word is NoneType, not text"),
+        (42, "The word is int, not text"),
+    ],
+)
+def test_parse_word_says_what_is_wrong_in_one_sentence(word, words):
+    indices, problem = parse_word(word, 5)
+    assert indices is None
+    assert words in problem
+    assert one_sentence(problem)
+
+
+def test_parse_word_out_of_vocabulary_lists_what_may_be_typed():
+    _, problem = parse_word("x#", 5, what="first word")
+    assert problem.startswith("The first word 'x#' has '#' at position 1")
+    assert "! $ & ' , - . 3 : ; ?" in problem
+
+
+# --- check_position --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("now", [0, 2, 3])
+def test_check_position_accepts_every_position_of_the_row(now):
+    assert check_position(now, 4) is None
+
+
+@pytest.mark.parametrize(
+    "now, words",
+    [
+        (4, "past the end of 4 scores (positions 0 to 3): move it to 3 or lower"),
+        (-1, "positions count from 0"),
+        (1.5, "is 1.5, not a whole number"),
+        (True, "is True, not a whole number"),
+        (None, "is None, not a whole number"),
+    ],
+)
+def test_check_position_says_what_is_wrong_in_one_sentence(now, words):
+    problem = check_position(now, 4)
+    assert words in problem
+    assert one_sentence(problem)
+
+
+# --- link_range ------------------------------------------------------------------------------------
+
+
+def count_commas(text):
+    values, _ = parse_numbers(text, EXAMPLE, 12)
+    return len(values) if values else 0
+
+
+def test_link_range_sets_the_slider_max_from_the_text_at_once():
+    slider = IntSlider(value=1, min=0, max=9)
+    link_range(Text(value="1, 2, 3"), slider, count_commas)
+    assert slider.max == 2 and slider.value == 1
+
+
+def test_link_range_follows_the_text_and_pulls_the_value_down():
+    text, slider = Text(value="1, 2, 3, 4"), IntSlider(value=3, min=0, max=3)
+    link_range(text, slider, count_commas)
+    text.value = "1, 2, 3, 4, 5, 6"
+    assert (slider.max, slider.value) == (5, 3)
+    text.value = "1, 2"
+    assert (slider.max, slider.value) == (1, 1)
+
+
+def test_link_range_leaves_the_slider_alone_when_the_text_is_unusable():
+    text, slider = Text(value="1, 2, 3"), IntSlider(value=2, min=0, max=9)
+    link_range(text, slider, count_commas)
+    text.value = "1, x"
+    assert (slider.max, slider.value) == (2, 2)
+
+
+def test_link_range_keeps_the_slider_minimum():
+    slider = IntSlider(value=2, min=2, max=9)
+    link_range(Text(value="5"), slider, count_commas)
+    assert slider.max == 2
+
+
+# --- explore ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def displayed(monkeypatch):
+    """What explore() hands to IPython's display(), captured instead of shown."""
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objs, **kw: shown.extend(objs))
+    return shown
+
+
+def test_explore_calls_back_once_at_once_and_returns_its_result(displayed):
+    calls = []
+
+    def callback(word, size):
+        calls.append((word, size))
+        return {"word": word, "size": size}
+
+    word, size = Text(value="hou"), IntSlider(value=3, min=1, max=8)
+    assert explore(callback, word=word, size=size) == {"word": "hou", "size": 3}
+    assert calls == [("hou", 3)]
+
+
+def test_explore_displays_the_controls_then_one_output(displayed):
+    word, size = Text(value="hou"), IntSlider(value=3, min=1, max=8)
+    explore(lambda word, size: None, word=word, size=size)
+    assert len(displayed) == 1
+    box = displayed[0]
+    assert isinstance(box, VBox)
+    assert box.children[:2] == (word, size)
+    assert len(box.children) == 3 and isinstance(box.children[2], Output)
+
+
+def test_explore_redraws_with_the_new_value_when_a_control_changes(displayed, capsys):
+    calls = []
+
+    def callback(word, size):
+        calls.append((word, size))
+        print(f"drawing {word} {size}")
+
+    word, size = Text(value="hou"), IntSlider(value=3, min=1, max=8)
+    explore(callback, word=word, size=size)
+    word.value = "you"
+    size.value = 5
+    assert calls == [("hou", 3), ("you", 3), ("you", 5)]
+    # Without a kernel the draws print straight to stdout, with no terminal codes from clearing.
+    assert capsys.readouterr().out == "drawing hou 3\ndrawing you 3\ndrawing you 5\n"
+
+
+def test_explore_draws_once_when_one_edit_changes_two_linked_controls(displayed):
+    calls = []
+    text, now = Text(value="1, 2, 3, 4"), IntSlider(value=3, min=0, max=3)
+    link_range(text, now, count_commas)
+    explore(lambda scores, now: calls.append((scores, now)), scores=text, now=now)
+    text.value = "1, 2"  # lowers now's max, which pulls now down to 1: two changes, one new picture
+    assert calls == [("1, 2, 3, 4", 3), ("1, 2", 1)]

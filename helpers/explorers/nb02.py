@@ -5,62 +5,42 @@ counts of 1, but arbitrary scores break it in two ways: a negative score becomes
 weight, and scores that add up to 0 leave nothing to divide by.
 """
 
-import math
-
 import matplotlib.pyplot as plt
 import torch
 
 from ..plots import show_wei
-from . import fmt_row
+from .core import fmt_row, parse_numbers, report
 
 MAX_SCORES = 12  # show_wei writes every value up to this width
 EXAMPLE = "2, -1, 3"
 
 
-def parse_scores(text) -> tuple[list[float] | None, str | None]:
-    """Read comma-separated numbers; return (values, None), or (None, a message saying what is wrong)."""
-    if not isinstance(text, str) or not text.strip():
-        return None, f"Type at least one score, with commas between them, e.g. {EXAMPLE}."
-    pieces = [p.strip() for p in text.split(",")]
-    values = []
-    for position, piece in enumerate(pieces):
-        if not piece:
-            return None, f"Score {position} is empty: remove the extra comma, e.g. {EXAMPLE}."
-        try:
-            value = float(piece)
-        except ValueError:
-            return None, f"{piece!r} (score {position}) is not a number: type numbers only, e.g. {EXAMPLE}."
-        if not math.isfinite(value):
-            return None, f"{piece!r} (score {position}) is not an ordinary number: use finite values, e.g. {EXAMPLE}."
-        values.append(value)
-    if len(values) > MAX_SCORES:
-        return None, f"That is {len(values)} scores: give at most {MAX_SCORES}, so every value fits on the picture."
-    return values, None
-
-
-def divide_by_row_sum(text: str = EXAMPLE, draw: bool = True) -> dict | None:
+def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     """Divide a typed row of scores by its sum, say in words what went wrong, and draw both rows.
 
-    Returns {'scores', 'total', 'weights', 'problems'} (weights is None when the sum is 0), or
-    None after printing a message when the text is not a list of numbers.
+    Returns {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is None when
+    there is nothing to divide by), or None after reporting input that is not a row of numbers.
     """
-    values, error = parse_scores(text)
-    if error:
-        print(error)
+    values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
+    if problem:
+        report(problem)
         return None
     scores = torch.tensor(values, dtype=torch.float64)
     total = float(scores.sum())
+    weights = scores / total if total != 0 else None
+    if weights is not None and not torch.isfinite(weights).all():
+        report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
+               "make their sum further from 0.")
+        return None
     problems = []
-    weights = None
     print(f"scores:       {fmt_row(scores)}")
     print(f"sum:          {total:g}")
-    if total == 0:
+    if weights is None:
         problems.append(
             "The scores add up to 0, so there is nothing to divide by: dividing gives inf or nan "
             "(not-a-number), and every output blended from these weights would be garbage."
         )
     else:
-        weights = scores / total
         print(f"÷ sum:        {fmt_row(weights)}   (these do add up to 1)")
         for position in (weights < 0).nonzero().flatten().tolist():
             problems.append(
@@ -75,11 +55,8 @@ def divide_by_row_sum(text: str = EXAMPLE, draw: bool = True) -> dict | None:
         print("\n".join(["", *(f"❌ {p}" for p in problems)]))
     else:
         print("\n✅ Every weight lies between 0 and 1 and they add up to 1: a proper weighted average.")
-    if draw:
-        _draw(scores, weights)
+    _draw(scores, weights)
     return {"scores": scores, "total": total, "weights": weights, "problems": problems}
-
-
 
 
 def _draw(scores: torch.Tensor, weights) -> None:

@@ -1,0 +1,102 @@
+"""Notebook 01's explorer and helpers: uniform weights, the mean counter, anagrams, bad input.
+
+conftest.py puts matplotlib on the off-screen Agg backend and closes every figure after each test.
+"""
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+from helpers.averaging import average_loop
+from helpers.explorers.nb01 import (
+    MAX_LEN,
+    count_mean_calls,
+    explore_bag_of_words,
+    uniform_wei,
+    word_vectors,
+)
+
+
+@pytest.mark.parametrize("T", [1, 3, 8, 12])
+def test_uniform_wei_is_the_causal_average(T):
+    wei = uniform_wei(T)
+    assert wei.shape == (T, T)
+    torch.testing.assert_close(wei.sum(1), torch.ones(T))
+    assert torch.equal(wei.triu(1), torch.zeros(T, T))
+    for t in range(T):
+        torch.testing.assert_close(wei[t, : t + 1], torch.full((t + 1,), 1 / (t + 1)))
+
+
+def test_uniform_wei_reproduces_scheme_one():
+    x = torch.randn(8, 5, generator=torch.Generator().manual_seed(0))
+    torch.testing.assert_close(uniform_wei(8) @ x, average_loop(x.unsqueeze(0))[0])
+
+
+def test_hou_keeps_the_worked_example_vectors():
+    x = word_vectors("hou")
+    assert torch.equal(x, torch.tensor([[2.0, 7.0], [6.0, 4.0], [6.0, 5.0]]))
+    avg = average_loop(x.unsqueeze(0))[0]
+    torch.testing.assert_close(avg, torch.tensor([[2.0, 7.0], [4.0, 5.5], [4.67, 5.33]]), atol=0.01, rtol=0)
+
+
+def test_count_mean_calls_counts_one_per_position():
+    out, calls = count_mean_calls(average_loop, torch.zeros(3, 5, 2))
+    assert calls == 15
+    assert out.shape == (3, 5, 2)
+
+
+def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(capsys):
+    shown = explore_bag_of_words("dogs", "gods")
+    assert torch.equal(shown["wei"], uniform_wei(4))
+    assert shown["same"].tolist() == [False, False, True, True]  # 'd'≠'g', 'do'≠'go', 'dog'~'god', 'dogs'~'gods'
+    for t in range(4):
+        assert torch.equal(shown["averages"][t], shown["other_averages"][t]) == bool(shown["same"][t])
+    torch.testing.assert_close(shown["averages"], average_loop(word_vectors("dogs").unsqueeze(0))[0])
+    out = capsys.readouterr().out
+    assert out.count("every 4-character word gets the ones drawn") == 1  # the weights are said to match once
+    assert "Identical at position(s) 2, 3" in out
+    assert len(plt.get_fignums()) == 1
+    assert len(plt.gcf().axes) == 3  # the weights (with its colour bar) and the two words' averages
+
+
+def test_the_hou_row_shows_the_worked_averages(capsys):
+    shown = explore_bag_of_words("hou", "")
+    torch.testing.assert_close(
+        shown["averages"], torch.tensor([[2.0, 7.0], [4.0, 5.5], [4.67, 5.33]]), atol=0.005, rtol=0
+    )
+    assert shown["other_averages"] is None and shown["same"] is None
+    out = capsys.readouterr().out
+    assert "[4.67, 5.33]" in out
+    assert "Type a second word" in out
+
+
+def test_different_letters_differ_at_the_last_position(capsys):
+    shown = explore_bag_of_words("hou", "you")
+    assert not shown["same"][-1]
+    assert "not made of the same characters" in capsys.readouterr().out
+
+
+def test_words_of_different_lengths_share_the_top_left_corner(capsys):
+    shown = explore_bag_of_words("dogs", "god")
+    assert torch.equal(shown["wei"], uniform_wei(4))
+    assert shown["same"].tolist() == [False, False, True]
+    assert "the 3-character word uses their top-left corner" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "word, other, words",
+    [
+        ("", "gods", "The first word is empty: type 1 to 12 characters"),
+        ("café", "gods", "The first word 'café' has 'é' at position 3"),
+        ("dogs", "g0ds", "The second word 'g0ds' has '0' at position 1"),
+        ("x" * (MAX_LEN + 1), "gods", f"keep it to {MAX_LEN} or fewer"),
+        ("dogs", "y" * 20, "The second word 'yyyyyyyyyyyyyyyyyyyy' has 20 characters"),
+        (None, "gods", "The first word is NoneType, not text"),
+    ],
+)
+def test_bad_input_gets_one_sentence_and_no_picture(capsys, word, other, words):
+    assert explore_bag_of_words(word, other) is None
+    out = capsys.readouterr().out
+    assert words in out
+    assert out.count("\n") == 1 and out.rstrip().endswith(".")
+    assert not plt.get_fignums()
