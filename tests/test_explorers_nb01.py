@@ -1,4 +1,4 @@
-"""Notebook 01's explorer and helpers: uniform weights, the mean counter, anagrams, bad input.
+"""Notebook 01's explorer and helpers: uniform weights, anagrams, bad input.
 
 conftest.py puts matplotlib on the off-screen Agg backend and closes every figure after each test.
 """
@@ -10,7 +10,6 @@ import torch
 from helpers.averaging import average_loop
 from helpers.explorers.nb01 import (
     MAX_LEN,
-    count_mean_calls,
     explore_bag_of_words,
     uniform_wei,
     word_vectors,
@@ -37,12 +36,6 @@ def test_hou_keeps_the_worked_example_vectors():
     assert torch.equal(x, torch.tensor([[2.0, 7.0], [6.0, 4.0], [6.0, 5.0]]))
     avg = average_loop(x.unsqueeze(0))[0]
     torch.testing.assert_close(avg, torch.tensor([[2.0, 7.0], [4.0, 5.5], [4.67, 5.33]]), atol=0.01, rtol=0)
-
-
-def test_count_mean_calls_counts_one_per_position():
-    out, calls = count_mean_calls(average_loop, torch.zeros(3, 5, 2))
-    assert calls == 15
-    assert out.shape == (3, 5, 2)
 
 
 def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(capsys):

@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from helpers.course import REPO, REPO_URL, colab_url
+from tools.widgets import drop_widget_views
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -203,13 +204,7 @@ def execute(path: Path, timeout: int = 900) -> float:
     start = time.perf_counter()
     notebook_client(nb, path.parent, timeout).execute()
     seconds = time.perf_counter() - start
-    nb.metadata.pop("widgets", None)
-    try:  # HOOK: tools/widgets.py (another branch) strips widget views that show only as text without a kernel
-        from tools.widgets import drop_widget_views
-    except ImportError:
-        pass
-    else:
-        nb = drop_widget_views(nb)
+    nb = drop_widget_views(nb)  # a widget view without a kernel shows only as "VBox(children=…)" text
     write_atomically(nb, path)
     return seconds
 

@@ -2,7 +2,6 @@
 
 import matplotlib.pyplot as plt
 import torch
-from torch.overrides import TorchFunctionMode
 
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
@@ -32,26 +31,6 @@ def uniform_wei(T: int) -> torch.Tensor:
 def word_vectors(word: str) -> torch.Tensor:
     """The (T, 2) sequence of CHAR_VECTORS for the characters of `word`."""
     return CHAR_VECTORS[torch.tensor(encode(word))]
-
-
-class MeanCounter(TorchFunctionMode):
-    """While active, counts every call to `Tensor.mean` (scheme one makes one per inner iteration)."""
-
-    def __init__(self):
-        super().__init__()
-        self.calls = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        if func is torch.Tensor.mean:
-            self.calls += 1
-        return func(*args, **(kwargs or {}))
-
-
-def count_mean_calls(fn, x: torch.Tensor):
-    """Run `fn(x)` and return (its output, how many times it called `.mean`)."""
-    with MeanCounter() as counter:
-        out = fn(x)
-    return out, counter.calls
 
 
 def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None:
