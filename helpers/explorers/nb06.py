@@ -53,11 +53,11 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     right.bar(positions - 0.2, out[:, 0].numpy(), width=0.4, label="channel 0")
     right.bar(positions + 0.2, out[:, 1].numpy(), width=0.4, label="channel 1")
     right.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
-    right.set_ylim(min(0.0, float(out.min()) - 1), max(11.0, float(out.max()) + 1))
+    right.set_ylim(min(0.0, float(out.min()) - 1), max(13.0, float(out.max()) + 3))
     right.axhline(0, color="grey", linewidth=0.8)
     right.set_title(title, fontsize=10)
     right.set_xlabel("position: character")
-    right.legend(fontsize=8)
+    right.legend(fontsize=8, loc="upper left", ncol=2)
     fig.tight_layout()
     plt.show()
 
