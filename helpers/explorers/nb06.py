@@ -1,0 +1,112 @@
+"""Notebook 06 (value): edit the value weight and watch `wei` stay put; type a word and watch `wei` change.
+
+Both explorers use the notebook's hand-set example: one-hot characters over a five-letter alphabet,
+and query, key and value weights whose h, o, u columns are the ones worked through by hand.
+"""
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ..plots import show_wei
+from .core import fmt_row, parse_numbers, parse_word, report
+
+ALPHABET = "houyt"  # h, o, u are the worked example; y and t make `you` and `thou` possible
+# nn.Linear(5, 2).weight layout: row = output channel, column = input letter (h, o, u, y, t).
+QUERY_WEIGHT = [[1.0, 0.0, 2.0, 0.0, 1.0], [0.0, 1.0, 0.5, 2.0, 0.0]]
+KEY_WEIGHT = [[2.0, 0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 2.0, 0.0]]
+VALUE_WEIGHT = [[10.0, 0.0, 5.0, 0.0, 10.0], [0.0, 10.0, 5.0, 10.0, 0.0]]
+HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
+MAX_LETTERS = 8
+
+
+def one_hot(word: str) -> torch.Tensor:
+    """(len(word), 5): each letter of `word` as a one-hot row over ALPHABET."""
+    return F.one_hot(torch.tensor([ALPHABET.index(c) for c in word]), len(ALPHABET)).float()
+
+
+def linear(weight) -> nn.Linear:
+    """An nn.Linear without bias whose weight is `weight` (a list of rows or a tensor), copied in."""
+    weight = torch.as_tensor(weight, dtype=torch.float32)
+    layer = nn.Linear(weight.shape[1], weight.shape[0], bias=False)
+    with torch.no_grad():
+        layer.weight.copy_(weight)
+    return layer
+
+
+def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor]:
+    """Unscaled causal attention (notebook 06's `attend_qkv`), returning both `wei` and `out`."""
+    T = x.shape[-2]
+    tril = torch.tril(torch.ones(T, T))
+    wei = query(x) @ key(x).transpose(-2, -1)
+    wei = wei.masked_fill(tril == 0, float("-inf"))
+    wei = F.softmax(wei, dim=-1)
+    return wei, wei @ value(x)
+
+
+def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
+    """`wei` as a heatmap beside `out` as bars, one pair of bars per position."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
+    show_wei(wei, labels=list(word), stage="weights", ax=left, title="wei (who looks at whom)")
+    positions = torch.arange(len(word)).numpy()
+    right.bar(positions - 0.2, out[:, 0].numpy(), width=0.4, label="channel 0")
+    right.bar(positions + 0.2, out[:, 1].numpy(), width=0.4, label="channel 1")
+    right.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
+    right.set_ylim(min(0.0, float(out.min()) - 1), max(13.0, float(out.max()) + 3))
+    right.axhline(0, color="grey", linewidth=0.8)
+    right.set_title(title, fontsize=10)
+    right.set_xlabel("position: character")
+    right.legend(fontsize=8, loc="upper left", ncol=2)
+    fig.tight_layout()
+    plt.show()
+
+
+def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
+    """`hou` with a typed 2×3 value weight (six numbers, row by row): print and draw `wei` and `out`.
+
+    Returns {'wei': (3, 3), 'out': (3, 2)} CPU tensors, or None after one sentence about bad input.
+    """
+    numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6)
+    if problem is None and len(numbers) != 6:
+        problem = (
+            f"That is {len(numbers)} number(s): the value weight is 2×3, so type 6, row by row, "
+            f"e.g. {HOU_VALUE_TEXT}."
+        )
+    if problem:
+        report(problem)
+        return None
+    w_v = torch.tensor(numbers).reshape(2, 3)
+    x = one_hot("hou")[:, :3]
+    query, key = linear([row[:3] for row in QUERY_WEIGHT]), linear([row[:3] for row in KEY_WEIGHT])
+    with torch.no_grad():
+        wei, out = weights_and_output(x, query, key, linear(w_v))
+    print(f"value weight rows: {fmt_row(w_v[0])}  {fmt_row(w_v[1])}")
+    for t, ch in enumerate("hou"):
+        print(f"{ch}: wei {fmt_row(wei[t])}   v {fmt_row(w_v[:, t])}   out {fmt_row(out[t])}")
+    draw("hou", wei, out, "out = wei @ v (moves with W_v)")
+    return {"wei": wei, "out": out}
+
+
+def explore_word(word: str = "you"):
+    """A word over h, o, u, y, t with the fixed weights: print and draw its `wei` and `out`.
+
+    Returns {'wei': (T, T), 'out': (T, 2)} CPU tensors, or None after one sentence about bad input.
+    """
+    _, problem = parse_word(word, MAX_LETTERS, what="word", example="you")
+    if problem is None and any(c not in ALPHABET for c in word):
+        outside = next(c for c in word if c not in ALPHABET)
+        problem = (
+            f"The word {word!r} has {outside!r}, but this example only knows the letters "
+            f"{', '.join(ALPHABET)}: try 'you', 'thou' or 'hou'."
+        )
+    if problem:
+        report(problem)
+        return None
+    query, key, value = linear(QUERY_WEIGHT), linear(KEY_WEIGHT), linear(VALUE_WEIGHT)
+    with torch.no_grad():
+        wei, out = weights_and_output(one_hot(word), query, key, value)
+    for t, ch in enumerate(word):
+        print(f"{t}:{ch}  wei {fmt_row(wei[t, : t + 1])}   out {fmt_row(out[t])}")
+    draw(word, wei, out, f"out for {word!r}")
+    return {"wei": wei, "out": out}

@@ -1,0 +1,59 @@
+"""Notebook 07 (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or stay calm."""
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+from ..plots import show_wei
+from .core import fmt_row, report
+
+TEXT = "thou art"  # the characters on the axes; the q and k are random, as at initialisation
+HEAD_SIZES = (4, 16, 64, 256, 1024)
+
+
+def random_qk(T: int, head_size: int, seed: int = 1337) -> tuple[torch.Tensor, torch.Tensor]:
+    """(T, head_size) queries and keys with independent N(0, 1) entries, as an untrained head gives."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(T, head_size, generator=g), torch.randn(T, head_size, generator=g)
+
+
+def scores(q: torch.Tensor, k: torch.Tensor, scaled: bool) -> torch.Tensor:
+    """q kᵀ, multiplied by head_size ** -0.5 when `scaled`."""
+    return q @ k.transpose(-2, -1) * (q.shape[-1] ** -0.5 if scaled else 1.0)
+
+
+def causal_weights(raw: torch.Tensor) -> torch.Tensor:
+    """softmax of (T, T) scores along each row, with the future masked."""
+    future = torch.ones(raw.shape[-2:], dtype=torch.bool).triu(diagonal=1)
+    return F.softmax(raw.masked_fill(future, float("-inf")), dim=-1)
+
+
+def explore_scaling(head_size: int = 256, scaled: bool = False):
+    """Random q, k of `head_size` for the characters of TEXT: print each row's largest weight, draw `wei`.
+
+    Returns {'wei': (T, T), 'max_weight': (T,) each row's largest weight, 'mean_max_weight': float
+    (over rows 1…T−1; row 0 can only look at itself)}, or None after one sentence about bad input.
+    """
+    if isinstance(head_size, bool) or not isinstance(head_size, int) or head_size < 1:
+        report(f"The head size must be a whole number of at least 1, e.g. 64, not {head_size!r}.")
+        return None
+    if head_size > 4096:
+        report(f"A head size of {head_size} is larger than this picture needs: pick 4096 or less, e.g. 1024.")
+        return None
+    if not isinstance(scaled, bool):
+        report(f"'scale by 1/√dₖ' is a yes/no switch (True or False), not {scaled!r}.")
+        return None
+    q, k = random_qk(len(TEXT), head_size)
+    raw = scores(q, k, scaled)
+    wei = causal_weights(raw)
+    max_weight = wei.max(dim=-1).values
+    mean_max = float(max_weight[1:].mean())
+    print(f"head size {head_size}, {'scaled by 1/√dₖ' if scaled else 'NOT scaled'}: "
+          f"scores have standard deviation {float(raw.std()):.2f}")
+    print(f"largest weight in each row: {fmt_row(max_weight)}   (mean over rows 1–{len(TEXT) - 1}: {mean_max:.2f})")
+    fig, ax = plt.subplots(figsize=(6.4, 5))
+    title = f"wei · head size {head_size}, {'scaled' if scaled else 'unscaled'}"
+    show_wei(wei, labels=list(TEXT), stage="softmax", ax=ax, title=title)
+    fig.tight_layout()
+    plt.show()
+    return {"wei": wei, "max_weight": max_weight, "mean_max_weight": mean_max}

@@ -1,0 +1,86 @@
+"""The attention stages in helpers/attention.py: each one line from the last, and the finished Head."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers import average_softmax, changed_lines
+from helpers.attention import Head, attend_qk, attend_qkv, attend_scaled
+
+N_EMBD, HEAD_SIZE, BLOCK_SIZE = 12, 8, 16
+
+
+@pytest.fixture
+def head():
+    torch.manual_seed(1337)
+    return Head(N_EMBD, HEAD_SIZE, BLOCK_SIZE).eval()
+
+
+@pytest.mark.parametrize("T", [1, 7, BLOCK_SIZE])
+def test_head_equals_pytorch_fused_causal_attention(head, T):
+    x = torch.randn(3, T, N_EMBD)
+    with torch.no_grad():
+        q, k, v = head.query(x), head.key(x), head.value(x)
+        expected = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        torch.testing.assert_close(head(x), expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("T", [1, 5, BLOCK_SIZE])
+def test_attend_scaled_is_the_head(head, T):
+    x = torch.randn(2, T, N_EMBD)
+    with torch.no_grad():
+        torch.testing.assert_close(attend_scaled(x, head.query, head.key, head.value), head(x), atol=1e-6, rtol=0)
+
+
+def test_head_refuses_more_than_block_size_positions_in_plain_words(head):
+    with pytest.raises(ValueError, match=rf"at most block_size={BLOCK_SIZE}.*T={BLOCK_SIZE + 1}.*crop"):
+        head(torch.randn(1, BLOCK_SIZE + 1, N_EMBD))
+
+
+def test_head_weights_are_row_stochastic_with_an_exactly_zero_future(head):
+    T = 9
+    with torch.no_grad():
+        out, wei = head(torch.randn(4, T, N_EMBD), return_weights=True)
+    assert out.shape == (4, T, HEAD_SIZE) and wei.shape == (4, T, T)
+    torch.testing.assert_close(wei.sum(-1), torch.ones(4, T))
+    future = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+    assert (wei[:, future] == 0).all()  # exactly 0, not merely small
+    assert (wei[:, ~future] > 0).all()
+
+
+def test_head_works_on_one_unbatched_sequence(head):
+    x = torch.randn(6, N_EMBD)
+    with torch.no_grad():
+        torch.testing.assert_close(head(x), head(x.unsqueeze(0))[0])
+
+
+@pytest.mark.parametrize(
+    "old, new, removed, added",
+    [
+        (average_softmax, attend_qk, "wei = torch.zeros((T, T)", "wei = query(x) @ key(x).transpose(-2, -1)"),
+        (attend_qk, attend_qkv, "return wei @ x", "return wei @ value(x)"),
+        (
+            attend_qkv,
+            attend_scaled,
+            "wei = query(x) @ key(x).transpose(-2, -1)",
+            "wei = query(x) @ key(x).transpose(-2, -1) * key.out_features**-0.5",
+        ),
+    ],
+    ids=["03→05 scores from q and k", "05→06 blend v", "06→07 scale"],
+)
+def test_each_stage_is_one_line_from_the_last(old, new, removed, added):
+    gone, came = changed_lines(old, new)
+    assert len(gone) == 1 and len(came) == 1
+    assert gone[0].startswith(removed) and came[0] == added
+
+
+def test_the_stages_differ_in_what_they_compute():
+    torch.manual_seed(0)
+    head = Head(4, 4, 8)
+    x = torch.randn(2, 6, 4)
+    with torch.no_grad():
+        qk = attend_qk(x, head.query, head.key)
+        qkv = attend_qkv(x, head.query, head.key, head.value)
+        scaled = attend_scaled(x, head.query, head.key, head.value)
+    assert not torch.allclose(qk, qkv) and not torch.allclose(qkv, scaled)
+    assert not torch.allclose(average_softmax(x), qk)
