@@ -48,7 +48,7 @@ def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor
 def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     """`wei` as a heatmap beside `out` as bars, one pair of bars per position."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
-    show_wei(wei, labels=list(word), stage="weights", ax=left, title="wei (who looks at whom)")
+    show_wei(wei, labels=list(word), stage="weights", ax=left, title="wei (who looks at whom)", axis_names="qk")
     positions = torch.arange(len(word)).numpy()
     right.bar(positions - 0.2, out[:, 0].numpy(), width=0.4, label="channel 0")
     right.bar(positions + 0.2, out[:, 1].numpy(), width=0.4, label="channel 1")

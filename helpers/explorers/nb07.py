@@ -53,7 +53,7 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
     print(f"largest weight in each row: {fmt_row(max_weight)}   (mean over rows 1–{len(TEXT) - 1}: {mean_max:.2f})")
     fig, ax = plt.subplots(figsize=(6.4, 5))
     title = f"wei · head size {head_size}, {'scaled' if scaled else 'unscaled'}"
-    show_wei(wei, labels=list(TEXT), stage="softmax", ax=ax, title=title)
+    show_wei(wei, labels=list(TEXT), stage="softmax", ax=ax, title=title, axis_names="qk")
     fig.tight_layout()
     plt.show()
     return {"wei": wei, "max_weight": max_weight, "mean_max_weight": mean_max}
