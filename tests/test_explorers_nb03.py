@@ -141,3 +141,11 @@ def test_the_explorer_follows_a_shorter_row_without_complaining(monkeypatch, cap
     assert out.count("position 1 is now, the last one") == 1
     assert "past the end" not in out
     assert len(plt.get_fignums()) == 2  # the first picture and the one redraw (the Agg backend keeps both)
+
+
+def test_both_score_panels_share_one_colour_scale():
+    explore_masked_softmax("2, -1, 3, 5", now=2)  # the masked panel's visible scores only reach 3
+    raw_ax, masked_ax, weights_ax = plt.gcf().axes[:3]  # the three panels come before their colour bars
+    limits = [ax.images[0].get_clim() for ax in (raw_ax, masked_ax)]
+    assert limits[0] == limits[1] == (-5.0, 5.0)
+    assert weights_ax.images[0].get_clim() == (0.0, 1.0)

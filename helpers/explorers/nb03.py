@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import torch
 
-from ..plots import show_wei
+from ..plots import show_wei, symmetric_bound
 from .core import check_position, fmt_row, link_range, parse_numbers, report
 
 EXAMPLE = "2, -1, 3, 5"
@@ -83,10 +83,11 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
         (weights, "softmax", "③ softmax: weights (they sum to 1)"),
     ]
     future = (torch.arange(n) > now).unsqueeze(0)
+    bound = symmetric_bound([raw])  # both score panels share one colour scale, so a colour means one score
     for ax, (values, stage, title) in zip(axes, panels, strict=True):
         mask = None if stage == "raw" else future  # the raw panel still shows the future's score
         show_wei(values.unsqueeze(0), labels=row, key_labels=keys, stage=stage, ax=ax, causal=False, title=title,
-                 mask=mask)
+                 mask=mask, bound=None if stage == "softmax" else bound)
         ax.set_xlabel("")
         ax.set_ylabel("")
     axes[-1].set_xlabel("position looked at")
