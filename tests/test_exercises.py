@@ -254,12 +254,12 @@ def test_odd_answers_get_one_plain_sentence_and_never_raise(exercise, what):
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_a_function_with_the_wrong_parameters_is_told_what_to_take(exercise):
-    def two_many(a, b, c):
-        return None
+    wanted = list(inspect.signature(exercise.reference).parameters)[: len(exercise.cases[0])]
+    too_many = eval(f"lambda {', '.join(f'p{i}' for i in range(len(wanted) + 1))}: None")  # one input too many
 
-    feedback = check(exercise.name, two_many)
-    wanted = list(inspect.signature(exercise.reference).parameters)[0]
-    assert feedback.passed is False and f"should take one input, ({wanted})" in feedback.message
+    feedback = check(exercise.name, too_many)
+    count = "one input" if len(wanted) == 1 else f"{len(wanted)} inputs"
+    assert feedback.passed is False and f"should take {count}, ({', '.join(wanted)})" in feedback.message
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
