@@ -8,7 +8,7 @@ LAB_ARGS ?=
 # Jupyter refuses to run as root (containers, some cloud machines) unless told it is deliberate.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test execute stamp data lint bench clean help
+.PHONY: setup lab test execute stamp data lint bench clean help slides html
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
@@ -18,7 +18,9 @@ help:
 	@echo "make data     fetch and verify the corpus into data/"
 	@echo "make lint     check the code style of helpers/, tests/, tools/ and the notebooks"
 	@echo "make bench    time each notebook under nbval and print a table"
-	@echo "make clean    remove the virtual environment and caches (the corpus stays)"
+	@echo "make slides   write one offline reveal.js deck per notebook into build/slides/"
+	@echo "make html     write the static course site (pages, index, decks) into build/site/"
+	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
 setup: $(INSTALLED)
 
@@ -49,7 +51,21 @@ lint: setup
 bench: setup
 	$(BIN)/python -m tools.notebooks bench
 
+# The browser libraries the decks and pages load (reveal.js, require.js, jQuery, MathJax), pinned in
+# package-lock.json and copied into build/lib/ so that build/ reads offline, straight from disk.
+NODE_ASSETS := node_modules/.package-lock.json
+
+$(NODE_ASSETS): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_ASSETS)
+
+slides: setup $(NODE_ASSETS)
+	$(BIN)/python -m tools.site slides
+
+html: slides
+	$(BIN)/python -m tools.site html
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) build .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -12,6 +12,7 @@ Python or internet. Pictures are stored in the pages themselves (data: URIs), as
 import html
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,10 +49,19 @@ ASSETS = {
 }
 
 
+def ensure_node_assets(node_modules: Path = NODE_MODULES) -> Path:
+    """Install the pinned npm packages (`npm ci`) unless node_modules/ already has them; return node_modules."""
+    if not all((node_modules / source).exists() for source in ASSETS):
+        if shutil.which("npm") is None:
+            raise SystemExit("npm not found: install Node.js and npm, then run `npm ci` (the decks need reveal.js).")
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=node_modules.parent,
+                       check=True)
+    return node_modules
+
+
 def copy_assets(lib: Path = LIB, node_modules: Path = NODE_MODULES) -> Path:
     """Copy the browser libraries the pages load from node_modules/ into `lib`; return `lib`."""
-    if not (node_modules / "reveal.js" / "dist" / "reveal.js").is_file():
-        raise SystemExit("node_modules/ lacks reveal.js: run `npm ci` first (`make slides` and `make html` do).")
+    ensure_node_assets(node_modules)
     for source, target in ASSETS.items():
         src, dst = node_modules / source, lib / target
         dst.parent.mkdir(parents=True, exist_ok=True)
