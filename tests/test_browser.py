@@ -12,6 +12,7 @@ All browser tests live in this one module, so pytest-xdist's `--dist loadscope` 
 """
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -369,18 +370,29 @@ def test_static_site_opens_offline(built, offline_page):
     assert_first_slide(page, TITLE)
 
 
+def test_built_pages_load_nothing_from_the_network(built):
+    pages = [*(built / "slides").glob("*.html"), *(built / "site").glob("*.html")]
+    assert len(pages) == 4  # one deck, two pages, the index
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        loads = re.findall(r"<script[^>]*\ssrc=\"([^\"]+)|<link[^>]*\shref=\"([^\"]+)|import \w+ from '([^']+)'", text)
+        remote = [url for group in loads for url in group if url.startswith(("http:", "https:", "//"))]
+        assert not remote, f"{page.name} loads {remote}"
+    assert (built / "lib" / "reveal.js" / "dist" / "reveal.js").is_file()
+
+
 # ----- the checks are real: they fail when the thing they check is missing -----------------------------
 
 def test_heatmap_check_fails_when_images_are_absent(built, offline_page):
     from nbconvert import HTMLExporter
 
-    from tools.site import export, offline_config
+    from tools.site import export, offline_config, offline_exporter
 
     nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if "image/png" not in o.get("data", {})]
-    page_path = export(HTMLExporter(template_name="lab", config=offline_config()), nb,
+    page_path = export(offline_exporter(HTMLExporter, offline_config(), template_name="lab"), nb,
                        ROOT / "notebooks" / NOTEBOOK, built / "site" / "without_images.html")
     offline_page.goto(page_path.as_uri())
     expect(offline_page.locator("h1").first).to_contain_text(TITLE)
@@ -407,6 +419,9 @@ def test_widget_check_fails_without_the_widget_frontend(browser, lab, ran_notebo
         assert_heatmap_visible(page)
         with pytest.raises(AssertionError, match="no live widget"):
             assert_widget_live(page)
+        fallback = page.locator(".jp-OutputArea-output").filter(has_text=re.compile(r"Loading widget|interactive\("))
+        if fallback.count():  # what shows instead of the explorer, for the screenshot
+            fallback.first.scroll_into_view_if_needed()
         screenshot(page, "lab_without_widget_frontend")
     finally:
         context.close()

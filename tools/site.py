@@ -30,6 +30,12 @@ NODE_MODULES = ROOT / "node_modules"
 # What each page needs from build/lib/, as seen from build/slides/ or build/site/.
 LIB_FROM_PAGE = "../lib"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MERMAID_STUB = """// The course has no mermaid diagrams; nbconvert's templates import mermaid all the same.
+const mermaid = {
+  initialize() {}, registerLayoutLoaders() {}, async parse() {}, async render() { return { svg: "" }; },
+};
+export default mermaid;
+"""
 # The parts of the npm packages a page loads (MathJax 2 is 73 MB; the TeX → HTML path is about 5 MB).
 ASSETS = {
     "reveal.js/dist": "reveal.js/dist",
@@ -69,6 +75,8 @@ def copy_assets(lib: Path = LIB, node_modules: Path = NODE_MODULES) -> Path:
             shutil.copytree(src, dst, dirs_exist_ok=True)
         else:
             shutil.copy2(src, dst)
+    # Pages that contain no mermaid diagram still import mermaid; point them at this stand-in, not a CDN.
+    (lib / "mermaid-stub.mjs").write_text(MERMAID_STUB, encoding="utf-8")
     return lib
 
 
@@ -82,6 +90,16 @@ def offline_config(**extra) -> Config:
         section, name = key.split("__")
         setattr(config[section], name, value)
     return config
+
+
+def offline_exporter(exporter_class, config: Config, **options):
+    """An nbconvert exporter with `config`, its mermaid imports pointed at build/lib/'s stand-in too.
+
+    (nbconvert does not make the mermaid addresses configurable, so they are set on the instance.)
+    """
+    exporter = exporter_class(config=config, **options)
+    exporter.mermaid_js_url = exporter.mermaid_layout_elk_js_url = f"{LIB_FROM_PAGE}/mermaid-stub.mjs"
+    return exporter
 
 
 def slides_config() -> Config:
@@ -156,7 +174,7 @@ def build_slides(names=(), out_dir: Path = SLIDES) -> list[Path]:
     from nbconvert import SlidesExporter
 
     copy_assets(out_dir.parent / "lib")
-    exporter = SlidesExporter(config=slides_config())
+    exporter = offline_exporter(SlidesExporter, slides_config())
     decks = []
     for path, nb in executed_notebooks(names):
         apply_slide_types(nb)
@@ -169,7 +187,7 @@ def build_site(names=(), out_dir: Path = SITE) -> list[Path]:
     from nbconvert import HTMLExporter
 
     copy_assets(out_dir.parent / "lib")
-    exporter = HTMLExporter(template_name="lab", config=offline_config())
+    exporter = offline_exporter(HTMLExporter, offline_config(), template_name="lab")
     notebooks = executed_notebooks(names)
     pages = [export(exporter, nb, path, out_dir / f"{path.stem}.html") for path, nb in notebooks]
     entries = [(path.stem, notebook_title(nb)) for path, nb in notebooks]
