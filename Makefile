@@ -18,7 +18,7 @@ GPU_PLATFORMS := manylinux_2_28_x86_64 manylinux_2_17_x86_64 manylinux2014_x86_6
 # Extra options for `make gpu-check`, e.g. make gpu-check GPU_ARGS="--out gpu-report 00_bigram_baseline.ipynb"
 GPU_ARGS ?=
 
-.PHONY: setup lab test execute stamp data lint bench gpu-check gpu-wheels clean help
+.PHONY: setup lab test execute stamp data lint bench gpu-check gpu-wheels slides html clean help
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
@@ -30,7 +30,9 @@ help:
 	@echo "make bench    time each notebook under nbval and print a table"
 	@echo "make gpu-check  run every notebook on a CUDA GPU and print a table (lists them when no GPU)"
 	@echo "make gpu-wheels download into .whl/ the wheels gpu-check needs on a GPU machine without internet"
-	@echo "make clean    remove the virtual environment and caches (the corpus stays)"
+	@echo "make slides   write one offline reveal.js deck per notebook into build/slides/"
+	@echo "make html     write the static course site (pages, index, decks) into build/site/"
+	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
 setup: $(INSTALLED)
 
@@ -76,7 +78,21 @@ gpu-wheels:
 	  -d $(WHEELS) -r tools/gpu-requirements.txt
 	@du -sh $(WHEELS)
 
+# The browser libraries the decks and pages load (reveal.js, require.js, jQuery, MathJax), pinned in
+# package-lock.json and copied into build/lib/ so that build/ reads offline, straight from disk.
+NODE_ASSETS := node_modules/.package-lock.json
+
+$(NODE_ASSETS): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_ASSETS)
+
+slides: setup $(NODE_ASSETS)
+	$(BIN)/python -m tools.site slides
+
+html: slides
+	$(BIN)/python -m tools.site html
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) build .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
