@@ -11,14 +11,18 @@ BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
 
 
-def similarity_blend(x: torch.Tensor) -> torch.Tensor:
-    """Blend the past with weights from content: score(t, s) = x_t · x_s, future masked, softmax per row."""
+def similarity_weights(x: torch.Tensor) -> torch.Tensor:
+    """Weights from content: score(t, s) = x_t · x_s (how alike two vectors are), future masked, softmax per row."""
     T = x.shape[-2]
     tril = torch.tril(torch.ones(T, T, device=x.device))
     wei = x @ x.transpose(-2, -1)
     wei = wei.masked_fill(tril == 0, float("-inf"))
-    wei = F.softmax(wei, dim=-1)
-    return wei @ x
+    return F.softmax(wei, dim=-1)
+
+
+def similarity_blend(x: torch.Tensor) -> torch.Tensor:
+    """Each position's blend of its past, weighted by how alike the vectors are."""
+    return similarity_weights(x) @ x
 
 
 def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
