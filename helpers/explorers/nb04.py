@@ -26,9 +26,12 @@ def similarity_blend(x: torch.Tensor) -> torch.Tensor:
 
 
 def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
-    """A fixed random token table (VOCAB_SIZE, N_EMBD) and position table (BLOCK_SIZE, N_EMBD)."""
+    """A fixed random token table (VOCAB_SIZE, N_EMBD) and position table (BLOCK_SIZE, N_EMBD).
+
+    Drawn with std 0.5, so the scores x_t · x_s stay small and no softmax row collapses onto one position.
+    """
     g = torch.Generator().manual_seed(seed)
-    return torch.randn(VOCAB_SIZE, N_EMBD, generator=g), torch.randn(BLOCK_SIZE, N_EMBD, generator=g)
+    return 0.5 * torch.randn(VOCAB_SIZE, N_EMBD, generator=g), 0.5 * torch.randn(BLOCK_SIZE, N_EMBD, generator=g)
 
 
 TOKEN_TABLE, POSITION_TABLE = explorer_tables()
