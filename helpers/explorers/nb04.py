@@ -1,0 +1,79 @@
+"""Notebook 04: position embeddings. Two typed words, and their last position's output with and without positions."""
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+from ..data import VOCAB_SIZE
+from .core import fmt_row, parse_word, report
+
+BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
+N_EMBD = 4  # small enough to read every number of an output vector
+
+
+def similarity_weights(x: torch.Tensor) -> torch.Tensor:
+    """Weights from content: score(t, s) = x_t · x_s (how alike two vectors are), future masked, softmax per row."""
+    T = x.shape[-2]
+    tril = torch.tril(torch.ones(T, T, device=x.device))
+    wei = x @ x.transpose(-2, -1)
+    wei = wei.masked_fill(tril == 0, float("-inf"))
+    return F.softmax(wei, dim=-1)
+
+
+def similarity_blend(x: torch.Tensor) -> torch.Tensor:
+    """Each position's blend of its past, weighted by how alike the vectors are."""
+    return similarity_weights(x) @ x
+
+
+def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+    """A fixed random token table (VOCAB_SIZE, N_EMBD) and position table (BLOCK_SIZE, N_EMBD).
+
+    Drawn with std 0.5, so the scores x_t · x_s stay small and no softmax row collapses onto one position.
+    """
+    g = torch.Generator().manual_seed(seed)
+    return 0.5 * torch.randn(VOCAB_SIZE, N_EMBD, generator=g), 0.5 * torch.randn(BLOCK_SIZE, N_EMBD, generator=g)
+
+
+TOKEN_TABLE, POSITION_TABLE = explorer_tables()
+
+
+def last_outputs(indices: list[int]) -> dict[str, torch.Tensor]:
+    """The similarity blend's output at the last position, from token vectors alone and from token + position."""
+    tokens = TOKEN_TABLE[indices]
+    with_positions = tokens + POSITION_TABLE[: len(indices)]
+    return {"without": similarity_blend(tokens)[-1], "with": similarity_blend(with_positions)[-1]}
+
+
+def explore_word_order(first: str = "dogs", second: str = "gods"):
+    """Print and draw the last position's output for two words, without and with position embeddings.
+
+    Returns {'without': (first's row, second's row), 'with': (…)} as CPU tensors, or None after
+    printing one sentence about unusable input.
+    """
+    words = []
+    for label, word in (("first word", first), ("second word", second)):
+        indices, problem = parse_word(word, BLOCK_SIZE, what=label, example="dogs")
+        if problem:
+            report(problem)
+            return None
+        words.append((word, last_outputs(indices)))
+    shown = {}
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
+    panels = (("without", "token vectors only"), ("with", "token + position vectors"))
+    for ax, (kind, title) in zip(axes, panels, strict=True):
+        rows = tuple(outputs[kind] for _, outputs in words)
+        same = bool(torch.allclose(rows[0], rows[1], atol=1e-6, rtol=0))
+        shown[kind] = rows
+        print(f"{title}: the last position's output is {'the same' if same else 'different'}")
+        for k, (word, row) in enumerate(zip((w for w, _ in words), rows, strict=True)):
+            print(f"    {word!r:>10} → {fmt_row(row)}")
+            offsets = torch.arange(N_EMBD) + (k - 0.5) * 0.38
+            ax.bar(offsets.numpy(), row.numpy(), width=0.36, label=repr(word))
+        ax.axhline(0, color="#8c8c8c", linewidth=0.8)
+        ax.set_xticks(range(N_EMBD), [f"dim {i}" for i in range(N_EMBD)])
+        ax.set_title(f"last position's output · {title}\n" + ("identical" if same else "different"), fontsize=10)
+    axes[0].set_ylabel("value")
+    axes[1].legend(loc="best", fontsize=9)
+    fig.tight_layout()
+    plt.show()
+    return shown
