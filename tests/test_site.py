@@ -6,14 +6,13 @@ import nbformat
 
 from tools.notebooks import notebook_paths
 from tools.site import (
-    WIDGET_VIEW,
-    drop_widget_views,
     index_html,
     is_executed,
     notebook_title,
     offline_config,
     slides_config,
 )
+from tools.widgets import WIDGET_VIEW, drop_widget_views
 
 
 def test_notebook_title_is_the_first_level_one_heading():

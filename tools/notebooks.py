@@ -129,7 +129,7 @@ def first_code_cell(nb):
 
 
 def stamp(path: Path) -> bool:
-    """Write the badge (first cell), the setup cell (first code cell) and Colab's GPU request.
+    """Write the badge (first cell), the setup cell (first code cell), Colab's GPU request and the slide types.
 
     Returns whether anything changed; an unchanged notebook is not rewritten.
     """
@@ -146,6 +146,9 @@ def stamp(path: Path) -> bool:
     nb.cells[0].source, cell.source = badge, setup_source()
     cell.metadata.update(copy.deepcopy(SETUP_METADATA))
     nb.metadata.update(copy.deepcopy(COLAB_METADATA))
+    from tools.slides import apply_slide_types  # here, not at the top: tools.slides imports this module
+
+    apply_slide_types(nb)
     changed = nb != before
     if changed:
         write_atomically(nb, path)

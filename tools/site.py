@@ -21,6 +21,7 @@ from traitlets.config import Config
 
 from tools.notebooks import ROOT, notebook_paths
 from tools.slides import apply_slide_types
+from tools.widgets import drop_widget_views
 
 BUILD = ROOT / "build"
 LIB = BUILD / "lib"
@@ -29,7 +30,6 @@ SITE = BUILD / "site"
 NODE_MODULES = ROOT / "node_modules"
 # What each page needs from build/lib/, as seen from build/slides/ or build/site/.
 LIB_FROM_PAGE = "../lib"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 MERMAID_STUB = """// The course has no mermaid diagrams; nbconvert's templates import mermaid all the same.
 const mermaid = {
   initialize() {}, registerLayoutLoaders() {}, async parse() {}, async render() { return { svg: "" }; },
@@ -142,18 +142,6 @@ def executed_notebooks(names=()) -> list[tuple[Path, object]]:
         else:
             print(f"{path.name}: not executed (run `make execute`), left out", file=sys.stderr)
     return chosen
-
-
-def drop_widget_views(nb):
-    """Remove the outputs that only a live kernel can draw (widget views), in memory; return `nb`.
-
-    A static page has no kernel behind it, so those would show as placeholder text like
-    "interactive(children=...)"; the picture an explorer drew first is an ordinary output and stays.
-    """
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]
-    return nb
 
 
 def export(exporter, nb, path: Path, out: Path) -> Path:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from tools.notebooks import SETUP_MARKER, notebook_paths, write_atomically
+from tools.notebooks import is_setup_cell, notebook_paths, write_atomically
 
 # Notebook-level settings for RISE: scroll long slides and always start from the title slide.
 RISE_SETTINGS = {"scroll": True, "start_slideshow_at": "beginning", "transition": "none"}
@@ -41,11 +41,6 @@ def is_badge(cell) -> bool:
     return cell["cell_type"] == "markdown" and "colab-badge" in cell["source"]
 
 
-def is_setup(cell) -> bool:
-    """Whether a cell is the shared setup cell."""
-    return cell["cell_type"] == "code" and cell["source"].startswith(SETUP_MARKER)
-
-
 def slide_type_for(cells) -> list[str]:
     """The slide type of each cell ("slide", "subslide", "fragment", "skip" or "-"), by the module's rules."""
     types = []
@@ -53,7 +48,7 @@ def slide_type_for(cells) -> list[str]:
     previous = None
     for cell in cells:
         level = heading_level(cell)
-        if is_setup(cell):
+        if is_setup_cell(cell):
             kind, after_setup = "skip", True
         elif not types or (is_badge(cell) and not seen_title):
             kind = "slide"

@@ -54,8 +54,9 @@ def explore_word_scores(word: str = "thou"):
     print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")
     print(f"                     and shares out weights: {fmt_row(wei[-1])}")
     show_wei_stages(
-        [(raw, "raw", "wei · raw scores q · k"), (masked, "masked"), (wei, "softmax")],
+        [(raw, "raw", "wei — raw scores q · k"), (masked, "masked"), (wei, "softmax")],
         labels=word,
+        axis_names="qk",
         size=min(4.2, 0.5 * len(word) + 1.8),
     )
     plt.show()
