@@ -1,0 +1,110 @@
+"""Notebook 08: attention drawn as a graph, and an explorer that switches the causal mask on and off.
+
+A fixed, seeded demo head reads a typed word. With the mask (a decoder) each position reads
+only itself and its past; without it (an encoder) every position reads every other.
+"""
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from matplotlib.patches import Arc, Circle, FancyArrowPatch
+
+from ..attention import Head
+from ..data import VOCAB_SIZE
+from ..plots import char_label, show_wei
+from .core import fmt_row, parse_word, report
+
+N_EMBD = 16  # the demo head's embedding width (and head size)
+BLOCK_SIZE = 8  # the longest word the demo head reads
+DEMO_SEED = 8
+SHARPEN = 3.0  # the demo head's queries are scaled up so its weights are visibly uneven
+EXAMPLE = "thou art"
+PAST_COLOUR, FUTURE_COLOUR = "#1f77b4", "#d95f02"  # edges from the past, edges from the future
+MAX_EDGE_WIDTH = 9.0  # points, for an edge of weight 1
+
+
+def demo_head() -> tuple[nn.Embedding, Head]:
+    """A fixed, untrained character embedding and causal head (the same every call; global RNG untouched)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(DEMO_SEED)
+        embedding = nn.Embedding(VOCAB_SIZE, N_EMBD)
+        head = Head(N_EMBD, N_EMBD, BLOCK_SIZE)
+    with torch.no_grad():
+        head.query.weight.mul_(SHARPEN)  # a freshly made head spreads its weights almost evenly; sharpen it
+    return embedding, head
+
+
+@torch.no_grad()
+def demo_weights(idx: list[int], causal: bool = True) -> torch.Tensor:
+    """The demo head's (T, T) weights for one word's indices, with the causal mask or without it."""
+    embedding, head = demo_head()
+    x = embedding(torch.tensor(idx))
+    q, k = head.query(x), head.key(x)
+    scores = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+    if causal:
+        T = len(idx)
+        scores = scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return F.softmax(scores, dim=-1)
+
+
+def draw_graph(wei, labels, ax=None, title=None):
+    """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
+
+    Arrows from the past bend above the nodes (blue); arrows from the future, which only exist
+    without a mask, bend below them (orange). A loop over a node is the position reading itself.
+    A weight of exactly 0 is no edge at all, so masked cells draw nothing. Returns the axes.
+    """
+    w = torch.as_tensor(wei).detach().to("cpu", torch.float32)
+    T = w.shape[0]
+    if w.shape != (T, T) or len(labels) != T:
+        raise ValueError(f"draw_graph needs a square (T, T) wei and T labels, got {tuple(w.shape)} and {len(labels)}.")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(5.0, 1.1 * T + 1), 3.6))
+    for t in range(T):  # t: the position reading (query)
+        for s in range(T):  # s: the position read (key)
+            weight = float(w[t, s])
+            if weight == 0:
+                continue
+            width = MAX_EDGE_WIDTH * weight
+            if s == t:  # a loop over the node: the position reads its own value
+                ax.add_patch(Arc((t, 0.33), 0.3, 0.34, theta1=-50, theta2=230, linewidth=width, color=PAST_COLOUR,
+                                 alpha=0.55))
+                continue
+            colour = PAST_COLOUR if s < t else FUTURE_COLOUR
+            ax.add_patch(FancyArrowPatch((s, 0.0), (t, 0.0), connectionstyle="arc3,rad=-0.42", arrowstyle="-|>",
+                                         mutation_scale=8 + width, linewidth=width, color=colour, alpha=0.55,
+                                         shrinkA=11, shrinkB=11))
+    for t, label in enumerate(labels):
+        ax.add_patch(Circle((t, 0), 0.22, facecolor="white", edgecolor="black", zorder=3))
+        ax.text(t, 0, char_label(label), ha="center", va="center", fontsize=13, zorder=4)
+        ax.text(t, -0.36, str(t), ha="center", va="top", fontsize=9, color="#555555")
+    reach = 0.21 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
+    ax.set_xlim(-0.7, T - 0.3)
+    ax.set_ylim(-reach - 0.2, reach + 0.2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title or "attention as a graph: arrow from the position read to the position reading", fontsize=11)
+    return ax
+
+
+def explore_mask(word: str = EXAMPLE, causal: bool = True):
+    """Draw the demo head's `wei` for a typed word as a heatmap and a graph, with the causal mask on or off.
+
+    Returns the (T, T) weights on the CPU, or None after one sentence about unusable input.
+    """
+    idx, problem = parse_word(word, BLOCK_SIZE, "word", EXAMPLE)
+    if problem:
+        report(problem)
+        return None
+    wei = demo_weights(idx, causal)
+    kind = "decoder: causal mask on" if causal else "encoder: no mask"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), width_ratios=[1, 1.5])
+    show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
+    draw_graph(wei, word, ax=right, title="the same weights as a graph")
+    fig.tight_layout()
+    plt.show()
+    print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
+    edges = int((wei > 0).sum())
+    print(f"{edges} edges, self-loops included, out of {len(idx) ** 2} possible")
+    return wei

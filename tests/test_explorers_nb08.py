@@ -1,0 +1,84 @@
+"""Notebook 08's explorer (the causal mask on and off) and its graph drawing."""
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+from ipywidgets import Checkbox, Text
+from matplotlib.patches import Arc, FancyArrowPatch
+
+from helpers import encode
+from helpers.explorers.core import explore
+from helpers.explorers.nb08 import BLOCK_SIZE, EXAMPLE, demo_weights, draw_graph, explore_mask
+
+
+def test_decoder_weights_are_causal_and_row_stochastic(capsys):
+    wei = explore_mask(EXAMPLE, causal=True)
+    T = len(EXAMPLE)
+    assert wei.shape == (T, T) and wei.device.type == "cpu"
+    assert (wei.triu(diagonal=1) == 0).all()  # the future: exactly 0
+    assert (wei[torch.ones(T, T).tril().bool()] > 0).all()  # the past and itself: every one an edge
+    torch.testing.assert_close(wei.sum(-1), torch.ones(T))
+    out = capsys.readouterr().out
+    assert "decoder" in out and f"{T * (T + 1) // 2} edges" in out
+
+
+def test_encoder_weights_see_every_position_and_agree_on_the_last_row(capsys):
+    decoder, encoder = explore_mask("hou", causal=True), explore_mask("hou", causal=False)
+    assert (encoder > 0).all()
+    torch.testing.assert_close(encoder.sum(-1), torch.ones(3))
+    assert not torch.equal(encoder, decoder)
+    torch.testing.assert_close(encoder[-1], decoder[-1])  # the last position has no future to lose
+    assert "9 edges" in capsys.readouterr().out
+
+
+def test_the_head_is_fixed_and_leaves_the_global_random_state_alone():
+    torch.manual_seed(0)
+    before = torch.rand(3)
+    torch.manual_seed(0)
+    first = demo_weights(encode("thou"))
+    assert torch.equal(torch.rand(3), before)
+    assert torch.equal(demo_weights(encode("thou")), first)
+
+
+@pytest.mark.parametrize(
+    "word, phrase",
+    [("", "empty"), ("x" * (BLOCK_SIZE + 1), f"keep it to {BLOCK_SIZE} or fewer"), ("thé", "vocabulary"), (7, "text")],
+)
+def test_bad_words_get_one_sentence_and_no_picture(word, phrase, capsys):
+    assert explore_mask(word, causal=True) is None
+    out = capsys.readouterr().out.strip()
+    assert phrase in out and len(out.splitlines()) == 1
+    assert plt.get_fignums() == []
+
+
+def arrows_and_loops(ax):
+    return (sum(isinstance(p, FancyArrowPatch) for p in ax.patches), sum(isinstance(p, Arc) for p in ax.patches))
+
+
+def test_graph_has_one_edge_per_nonzero_weight_and_none_for_masked_cells():
+    wei = torch.tensor([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.5, 0.2, 0.3]])
+    assert arrows_and_loops(draw_graph(wei, "hou")) == (3, 3)
+    full = torch.full((3, 3), 1 / 3)
+    assert arrows_and_loops(draw_graph(full, "hou")) == (6, 3)
+
+
+def test_graph_edge_width_follows_the_weight():
+    ax = draw_graph(torch.tensor([[1.0, 0.0], [0.25, 0.75]]), "ab")
+    (arrow,) = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    loop_widths = sorted(p.get_linewidth() for p in ax.patches if isinstance(p, Arc))
+    assert loop_widths[0] == pytest.approx(loop_widths[1] * 0.75, rel=1e-6)  # self-weights 0.75 and 1
+    assert arrow.get_linewidth() == pytest.approx(loop_widths[1] * 0.25, rel=1e-6)  # weight 0.25
+
+
+def test_graph_refuses_a_shape_that_does_not_match_its_labels():
+    with pytest.raises(ValueError, match="square"):
+        draw_graph(torch.ones(2, 3) / 3, "ab")
+
+
+def test_explore_draws_once_and_returns_the_weights():
+    shown = explore(
+        explore_mask,
+        word=Text(value="you", continuous_update=False),
+        causal=Checkbox(value=False, description="causal mask"),
+    )
+    torch.testing.assert_close(shown, explore_mask("you", causal=False))
