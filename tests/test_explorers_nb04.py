@@ -44,7 +44,7 @@ def test_different_last_letters_differ_even_without_positions():
         ("dogs", "", "second word is empty"),
         ("dogs", "go#s", "'#'"),
         ("a" * (BLOCK_SIZE + 1), "gods", f"keep it to {BLOCK_SIZE} or fewer"),
-        (None, "gods", "must be text"),
+        (None, "gods", "not text"),
     ],
 )
 def test_bad_input_gets_one_sentence_and_no_picture(first, second, words, capsys):

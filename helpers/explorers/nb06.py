@@ -67,7 +67,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
 
     Returns {'wei': (3, 3), 'out': (3, 2)} CPU tensors, or None after one sentence about bad input.
     """
-    numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6)
+    numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6, what="number")
     if problem is None and len(numbers) != 6:
         problem = (
             f"That is {len(numbers)} number(s): the value weight is 2×3, so type 6, row by row, "
