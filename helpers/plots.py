@@ -27,7 +27,7 @@ HATCH_GREY = "#8c8c8c"
 ANNOTATE_UP_TO = 12  # write each cell's value when the matrix is at most this wide
 MAX_TICKS = 32  # above this many positions, label every k-th one
 MAX_FIGURE_INCHES = 9.0  # a single heatmap never grows beyond this, however long the sequence
-MAX_STAGES_WIDTH = 10.0  # panels side by side wrap onto a new row beyond this width
+MAX_STAGES_WIDTH = 14.0  # panels side by side wrap onto a new row beyond this width (three always fit)
 CELL_INCHES = 0.5  # a cell that holds a number in a legible font
 _SHOWN_AS = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
@@ -148,7 +148,7 @@ def cell_points(ax, T: int, S: int) -> float:
 
 def set_position_ticks(ax, rows: list[str], cols: list[str]) -> None:
     """Label positions on both axes (every k-th one when there are more than MAX_TICKS), keys on top."""
-    size = 10 if max(len(rows), len(cols)) <= ANNOTATE_UP_TO else 9
+    size = 12 if max(len(rows), len(cols)) <= ANNOTATE_UP_TO else 9
     for labels, set_ticks in ((rows, ax.set_yticks), (cols, ax.set_xticks)):
         every = math.ceil(len(labels) / MAX_TICKS)
         shown = range(0, len(labels), every)
@@ -198,42 +198,44 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
         ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     hatch_masked(ax, masked)
     if T <= ANNOTATE_UP_TO and S <= ANNOTATE_UP_TO:
-        _annotate(ax, m, masked, is_weights, vmax)
+        _annotate(ax, m, masked, is_weights, vmax, whole=stage == "visibility")
     set_position_ticks(ax, rows, cols)
     row_name, col_name = AXIS_NAMES[axis_names]
-    ax.set_xlabel(col_name, fontsize=10)
-    ax.set_ylabel(row_name, fontsize=10)
-    ax.set_title(title or f"wei — {stage_title}", fontsize=11)
+    ax.set_xlabel(col_name, fontsize=11)
+    ax.set_ylabel(row_name, fontsize=11)
+    ax.set_title(title or f"wei — {stage_title}", fontsize=12)
     return ax
 
 
-def cell_value_text(v: float, is_weights: bool) -> str:
-    """A cell's value as written in it: 0.27 for weights, −1.2 for scores (never a "−0.0")."""
-    text = f"{v:.2f}" if is_weights else f"{v:.1f}"
+def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
+    """A cell's value as written in it: 0.27 for weights, −1.2 for scores, 1 for a 0/1 mark (never "−0.0")."""
+    text = f"{v:.0f}" if whole else f"{v:.2f}" if is_weights else f"{v:.1f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text.replace("-", "−")
 
 
 def fit_cell_text(ax) -> None:
     """Size the numbers written in the cells to the cells as drawn now (four characters fit one)."""
     T, S = ax.images[0].get_array().shape
-    size = min(11.0, max(7.0, 0.36 * cell_points(ax, T, S)))
+    size = min(15.0, max(7.0, 0.36 * cell_points(ax, T, S)))
     for text in ax.texts:
         text.set_fontsize(size)
 
 
-def _annotate(ax, m, masked, is_weights, vmax):
+def _annotate(ax, m, masked, is_weights, vmax, whole=False):
     """Write each cell's value (−∞ for masked scores) in a colour readable on its background."""
     T, S = m.shape
     for i in range(T):
         for j in range(S):
             v = float(m[i, j])
             if masked[i, j]:
-                text, colour = ("−∞" if v == -math.inf else ""), "#404040"
+                text, colour = ("−∞" if v == -math.inf else ""), "black"
             else:
-                text = cell_value_text(v, is_weights)
+                text = cell_value_text(v, is_weights, whole)
                 colour = "white" if abs(v) > 0.6 * vmax else "black"
             if text:
-                ax.text(j, i, text, ha="center", va="center", color=colour)
+                # masked cells: a white box keeps "−∞" readable on top of the grey hatching
+                box = {"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"} if masked[i, j] else None
+                ax.text(j, i, text, ha="center", va="center", color=colour, bbox=box)
     fit_cell_text(ax)
 
 
@@ -254,8 +256,8 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     matrices = [to_matrix(wei) for wei, *_ in panels]
     is_weights = [stage_info(stage)[1] for _, stage, *_ in panels]
     bound = symmetric_bound([m for m, weights in zip(matrices, is_weights, strict=True) if not weights])
-    size = size or panel_size(*matrices[0].shape)
-    ncols = max(1, min(len(panels), int(MAX_STAGES_WIDTH // size)))
+    size = size or min(panel_size(*matrices[0].shape), MAX_STAGES_WIDTH / min(len(panels), 3))
+    ncols = max(1, min(len(panels), int(MAX_STAGES_WIDTH / size + 1e-6)))  # + 1e-6: 14 / (14 / 3) is 3
     nrows = math.ceil(len(panels) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols + 0.5, size * nrows), squeeze=False)
     for ax, m, (_, stage, *title) in zip(axes.flat, matrices, panels, strict=False):

@@ -171,10 +171,26 @@ def test_cell_numbers_are_legible_on_a_projector():
     assert fig.get_size_inches()[0] <= 10.5
 
 
-def test_three_wide_panels_wrap_rather_than_shrink():
-    fig = show_wei_stages([(torch.eye(8), "softmax")] * 3, labels="First Ci", size=4.4)
-    assert fig.get_size_inches()[0] <= 10.5
-    assert len(panel_axes(fig)) == 3
+def test_three_stage_panels_share_one_row_and_more_wrap():
+    three = show_wei_stages([(torch.eye(8), "softmax")] * 3, labels="First Ci")
+    rows = {round(ax.get_position().y0, 2) for ax in panel_axes(three)}
+    assert len(panel_axes(three)) == 3 and len(rows) == 1 and three.get_size_inches()[0] <= 14.5
+    five = show_wei_stages([(torch.eye(8), "softmax", f"panel {k}") for k in range(5)], labels="First Ci", size=4.4)
+    assert len({round(ax.get_position().y0, 2) for ax in panel_axes(five)}) == 2  # wrapped onto a second row
+
+
+def test_visibility_marks_are_written_as_whole_numbers():
+    ax = show_wei(torch.tril(torch.ones(3, 3)), labels="hou", stage="visibility")
+    assert sorted(set(cell_texts(ax))) == ["1"]  # the future is hatched, the rest are plain 1s, not "1.00"
+    ax = show_wei(torch.eye(3), labels="hou", stage="visibility", causal=False)
+    assert sorted(set(cell_texts(ax))) == ["0", "1"]
+
+
+def test_minus_infinity_stands_on_a_white_box_over_the_hatching():
+    ax = show_wei(torch.tensor([[1.0, -math.inf], [2.0, 3.0]]), labels="ab", stage="masked")
+    minus_inf = [t for t in ax.texts if t.get_text() == "−∞"]
+    assert minus_inf and all(t.get_bbox_patch() is not None for t in minus_inf)
+    assert all(t.get_bbox_patch() is None for t in ax.texts if t.get_text() != "−∞")
 
 
 def test_minus_zero_is_written_as_zero():
