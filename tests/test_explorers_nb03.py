@@ -149,3 +149,11 @@ def test_both_score_panels_share_one_colour_scale():
     limits = [ax.images[0].get_clim() for ax in (raw_ax, masked_ax)]
     assert limits[0] == limits[1] == (-5.0, 5.0)
     assert weights_ax.images[0].get_clim() == (0.0, 1.0)
+
+
+def test_the_panels_are_named_by_stage_not_by_step_number():
+    explore_masked_softmax("2, -1, 3, 5", now=2)
+    titles = [ax.get_title() for ax in plt.gcf().axes[:3]]
+    for title, stage in zip(titles, ["raw scores", "future set to −∞", "softmax weights"], strict=True):
+        assert stage in title
+        assert not any(mark in title for mark in "①②③④")  # the text's ①–④ are the four steps, not the panels

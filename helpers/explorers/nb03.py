@@ -78,9 +78,9 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
     row = [f"t={now}"]
     fig, axes = plt.subplots(3, 1, figsize=(0.62 * n + 2.6, 4.6))
     panels = [
-        (raw, "raw", "① raw scores (the future still holds a number)" if now < n - 1 else "① raw scores"),
-        (masked, "masked", "② future set to −∞" if now < n - 1 else "② nothing to mask: now is the last position"),
-        (weights, "softmax", "③ softmax: weights (they sum to 1)"),
+        (raw, "raw", "raw scores"),
+        (masked, "masked", "future set to −∞" if now < n - 1 else "nothing to mask: now is the last position"),
+        (weights, "softmax", "softmax weights"),
     ]
     future = (torch.arange(n) > now).unsqueeze(0)
     bound = symmetric_bound([raw])  # both score panels share one colour scale, so a colour means one score
