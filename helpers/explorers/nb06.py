@@ -38,7 +38,7 @@ def linear(weight) -> nn.Linear:
 def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor]:
     """Unscaled causal attention (notebook 06's `attend_qkv`), returning both `wei` and `out`."""
     T = x.shape[-2]
-    tril = torch.tril(torch.ones(T, T))
+    tril = torch.tril(torch.ones(T, T, device=x.device))
     wei = query(x) @ key(x).transpose(-2, -1)
     wei = wei.masked_fill(tril == 0, float("-inf"))
     wei = F.softmax(wei, dim=-1)
