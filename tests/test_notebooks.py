@@ -86,6 +86,24 @@ def test_no_widget_state_is_stored(notebook):
     assert all("widgets" not in c.metadata for c in nb.cells)
 
 
+PLACEHOLDER = re.compile(r"(VBox|HBox|interactive|Output|Text|IntSlider)\(children=|\b(VBox|interactive)\(")
+
+
+def test_no_widget_placeholder_is_stored(notebook):
+    _, nb = notebook
+    for cell in code_cells(nb):
+        for out in cell.outputs:
+            assert "application/vnd.jupyter.widget-view+json" not in out.get("data", {}), cell.source[:60]
+            text = out.get("text", "") + out.get("data", {}).get("text/plain", "")
+            assert not PLACEHOLDER.search(text), f"widget placeholder text stored under: {cell.source[:60]!r}"
+
+
+def test_no_picture_is_stored_twice(notebook):
+    _, nb = notebook
+    pictures = [o["data"]["image/png"] for c in code_cells(nb) for o in c.outputs if "image/png" in o.get("data", {})]
+    assert len(pictures) == len(set(pictures)), "the same picture is stored twice: draw each picture once"
+
+
 def test_no_absolute_paths(notebook):
     path, _ = notebook
     text = path.read_text(encoding="utf-8")
