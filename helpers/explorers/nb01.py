@@ -5,10 +5,9 @@ import torch
 
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
-from ..plots import show_wei
 from .core import fmt_row, parse_word, report
 
-MAX_LEN = 12  # longest word the explorer accepts: its heatmap still has room for every value
+MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have room for every position
 
 # One small vector per character, so a word turns into a (T, 2) sequence we can average by hand.
 # Whole numbers make every sum exact, so two orders of the same characters give bit-identical means.
@@ -34,14 +33,14 @@ def word_vectors(word: str) -> torch.Tensor:
 
 
 def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None:
-    """Scheme one's weights (once: they are the same for every word of that length) and both words' running averages.
+    """Both words' running averages under scheme one, side by side, and where they are identical.
 
-    Prints the two words' running averages side by side with, at each position, whether they are
-    exactly equal (they are wherever the two prefixes hold the same characters: the average forgets
-    order), and draws the weights next to the two averages' paths. Leave `other` empty to see one word.
-    Returns {'word', 'other', 'wei', 'averages', 'other_averages', 'same'} (CPU tensors; 'same' is one
-    bool per position the words share, and 'other_averages' and 'same' are None without a second
-    word), or None after reporting bad input.
+    Prints the two words' running averages with, at each position, whether they are exactly equal
+    (they are wherever the two prefixes hold the same characters: the average forgets order), and
+    draws them as pairs of bars, one panel per number of the 2-number vectors. Leave `other` empty to
+    see one word. Returns {'word', 'other', 'averages', 'other_averages', 'same'} (CPU tensors; 'same'
+    is one bool per position the words share, and 'other_averages' and 'same' are None without a
+    second word), or None after reporting bad input.
     """
     _, problem = parse_word(word, MAX_LEN, "first word", "dogs")
     if problem is None and other != "":
@@ -52,28 +51,24 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None
 
     words = [w for w in (word, other) if w]
     averages = [average_loop(word_vectors(w).unsqueeze(0))[0] for w in words]
-    T = max(len(w) for w in words)
-    shown = {"word": word, "other": other or None, "wei": uniform_wei(T), "averages": averages[0],
-             "other_averages": None, "same": None}
+    shown = {"word": word, "other": other or None, "averages": averages[0], "other_averages": None, "same": None}
     if len(words) == 2:
         shown["other_averages"] = averages[1]
         shown["same"] = torch.tensor(
             [torch.equal(a, b) for a, b in zip(averages[0], averages[1], strict=False)], dtype=torch.bool
         )
     _print_averages(words, averages, shown["same"])
-    _draw(words, averages, shown["wei"], shown["same"])
+    _draw(words, averages, shown["same"])
     return shown
 
 
 def _print_averages(words, averages, same) -> None:
     """Each position's prefix and running average, one column per word, and whether the two are equal."""
-    lengths = sorted({len(w) for w in words})
-    corner = f" (the {lengths[0]}-character word uses their top-left corner)" if len(lengths) == 2 else ""
-    print(f"The weights depend only on the positions: every {lengths[-1]}-character word gets the ones drawn{corner}.")
+    T = max(len(w) for w in words)
     width = max(len(f"prefix of {w!r}") for w in words) + 2
     header = " t  " + "".join(f"{'prefix of ' + repr(w):<{width}}{'average':<15}" for w in words)
     print((header + "same?" * (len(words) > 1)).rstrip())
-    for t in range(lengths[-1]):
+    for t in range(T):
         line = f"{t:2d}  "
         for w, avg in zip(words, averages, strict=True):
             line += f"{w[: t + 1]!r:<{width}}{fmt_row(avg[t]):<15}" if t < len(w) else " " * (width + 15)
@@ -91,27 +86,29 @@ def _print_averages(words, averages, same) -> None:
         print(f"{words[0]!r} and {words[1]!r} are not made of the same characters, so their last averages differ.")
 
 
-def _draw(words, averages, wei, same) -> None:
-    """Left: the weights, drawn once. Right: each word's running averages as a path in the plane."""
-    labels = ["/".join(dict.fromkeys(w[t] for w in words if t < len(w))) for t in range(len(wei))]
-    fig, (ax_wei, ax_avg) = plt.subplots(1, 2, figsize=(10, 4.4))
-    title = "scheme one's weights (any word this long)" if len(words) == 1 or len(set(map(len, words))) == 1 else (
-        "scheme one's weights (the shorter word uses the top-left corner)")
-    show_wei(wei, labels=labels, stage="weights", ax=ax_wei, title=title)
-    styles = [({"marker": "o", "color": "tab:blue"}, (-14, 6)),
-              ({"marker": "s", "color": "tab:orange", "linestyle": "--"}, (8, -14))]
-    for w, avg, (style, offset) in zip(words, averages, styles, strict=False):
-        ax_avg.plot(avg[:, 0], avg[:, 1], label=repr(w), markersize=7, **style)
-        for t, (x, y) in enumerate(avg.tolist()):
-            ax_avg.annotate(f"{t}", (x, y), textcoords="offset points", xytext=offset, color=style["color"])
-    if same is not None and same.any():
-        shared = averages[0][: len(same)][same]
-        ax_avg.scatter(shared[:, 0], shared[:, 1], s=260, facecolors="none", edgecolors="black", linewidths=1.5,
-                       label="identical at this position", zorder=3)
-    ax_avg.margins(0.15)
-    ax_avg.set_title("running average at each position (numbered)")
-    ax_avg.set_xlabel("first number of the average")
-    ax_avg.set_ylabel("second number of the average")
-    ax_avg.legend(loc="best", fontsize=9)
-    fig.tight_layout()
+def _draw(words, averages, same) -> None:
+    """One panel per number of the vectors: at each position a bar per word, and '=' over identical pairs."""
+    T = max(len(w) for w in words)
+    labels = [f"{t}\n" + "/".join(dict.fromkeys(w[t] for w in words if t < len(w))) for t in range(T)]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    width = 0.8 / len(words)
+    top = float(CHAR_VECTORS.max()) + 1.5
+    for channel, ax in enumerate(axes):
+        for k, (w, avg, color) in enumerate(zip(words, averages, ("tab:blue", "tab:orange"), strict=False)):
+            positions = torch.arange(len(w)) + (k - (len(words) - 1) / 2) * width
+            ax.bar(positions.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
+        if same is not None:
+            for t in same.nonzero().flatten().tolist():
+                ax.text(t, float(averages[0][t, channel]) + 0.25, "=", ha="center", fontsize=16, fontweight="bold")
+        ax.set_xticks(range(T), labels)
+        ax.set_ylim(0, top)
+        ax.set_title(f"{('first', 'second')[channel]} number of the running average")
+        ax.set_xlabel("position t and its character")
+    axes[0].set_ylabel("value of the average")
+    handles, names = axes[0].get_legend_handles_labels()
+    if same is not None:
+        names.append("=  identical at this position")
+        handles.append(plt.Line2D([], [], linestyle="none"))
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=10, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     plt.show()
