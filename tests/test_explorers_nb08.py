@@ -8,7 +8,15 @@ from matplotlib.patches import Arc, FancyArrowPatch
 
 from helpers import encode
 from helpers.explorers.core import explore
-from helpers.explorers.nb08 import BLOCK_SIZE, EXAMPLE, demo_weights, draw_graph, explore_mask
+from helpers.explorers.nb08 import (
+    BLOCK_SIZE,
+    EXAMPLE,
+    EXPLORER_MIN_WEIGHT,
+    MIN_EDGE_WIDTH,
+    demo_weights,
+    draw_graph,
+    explore_mask,
+)
 
 
 def test_decoder_weights_are_causal_and_row_stochastic(capsys):
@@ -19,7 +27,9 @@ def test_decoder_weights_are_causal_and_row_stochastic(capsys):
     assert (wei[torch.ones(T, T).tril().bool()] > 0).all()  # the past and itself: every one an edge
     torch.testing.assert_close(wei.sum(-1), torch.ones(T))
     out = capsys.readouterr().out
-    assert "decoder" in out and f"{T * (T + 1) // 2} edges" in out
+    drawn = int((wei >= EXPLORER_MIN_WEIGHT).sum())
+    assert "decoder" in out and f"{T * (T + 1) // 2} non-zero weights" in out and f"draws the {drawn} of" in out
+    assert drawn < T * (T + 1) // 2  # the example has light edges that the explorer leaves out
 
 
 def test_encoder_weights_see_every_position_and_agree_on_the_last_row(capsys):
@@ -28,7 +38,7 @@ def test_encoder_weights_see_every_position_and_agree_on_the_last_row(capsys):
     torch.testing.assert_close(encoder.sum(-1), torch.ones(3))
     assert not torch.equal(encoder, decoder)
     torch.testing.assert_close(encoder[-1], decoder[-1])  # the last position has no future to lose
-    assert "9 edges" in capsys.readouterr().out
+    assert "9 non-zero weights of 9 cells" in capsys.readouterr().out
 
 
 def test_the_head_is_fixed_and_leaves_the_global_random_state_alone():
@@ -68,6 +78,24 @@ def test_graph_edge_width_follows_the_weight():
     loop_widths = sorted(p.get_linewidth() for p in ax.patches if isinstance(p, Arc))
     assert loop_widths[0] == pytest.approx(loop_widths[1] * 0.75, rel=1e-6)  # self-weights 0.75 and 1
     assert arrow.get_linewidth() == pytest.approx(loop_widths[1] * 0.25, rel=1e-6)  # weight 0.25
+
+
+def test_graph_leaves_out_light_edges_only_when_asked_and_keeps_faint_ones_visible():
+    wei = torch.tensor([[1.0, 0.0], [0.01, 0.99]])
+    assert arrows_and_loops(draw_graph(wei, "ab")) == (1, 2)
+    (arrow,) = [p for p in draw_graph(wei, "ab").patches if isinstance(p, FancyArrowPatch)]
+    assert arrow.get_linewidth() == MIN_EDGE_WIDTH  # weight 0.01 would be a hairline
+    ax = draw_graph(wei, "ab", min_weight=0.05)
+    assert arrows_and_loops(ax) == (0, 2)
+    assert "≥ 0.05" in ax.get_legend().get_title().get_text()
+
+
+def test_graph_legend_names_future_edges_only_when_there_are_some():
+    causal = torch.tensor([[1.0, 0.0], [0.5, 0.5]])
+    labels = [t.get_text() for t in draw_graph(causal, "ab").get_legend().get_texts()]
+    assert labels == ["from the past, or a loop: itself"]
+    labels = [t.get_text() for t in draw_graph(torch.full((2, 2), 0.5), "ab").get_legend().get_texts()]
+    assert labels == ["from the past, or a loop: itself", "from the future"]
 
 
 def test_graph_refuses_a_shape_that_does_not_match_its_labels():

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from matplotlib.lines import Line2D
 from matplotlib.patches import Arc, Circle, FancyArrowPatch
 
 from ..attention import Head
@@ -22,6 +23,8 @@ SHARPEN = 3.0  # the demo head's queries are scaled up so its weights are visibl
 EXAMPLE = "thou art"
 PAST_COLOUR, FUTURE_COLOUR = "#1f77b4", "#d95f02"  # edges from the past, edges from the future
 MAX_EDGE_WIDTH = 9.0  # points, for an edge of weight 1
+MIN_EDGE_WIDTH = 0.8  # points: the faintest edge drawn stays visible
+EXPLORER_MIN_WEIGHT = 0.05  # the explorer draws only edges at least this heavy, so 8 positions stay readable
 
 
 def demo_head() -> tuple[nn.Embedding, Head]:
@@ -48,12 +51,14 @@ def demo_weights(idx: list[int], causal: bool = True) -> torch.Tensor:
     return F.softmax(scores, dim=-1)
 
 
-def draw_graph(wei, labels, ax=None, title=None):
+def draw_graph(wei, labels, ax=None, title=None, min_weight=0.0):
     """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
 
     Arrows from the past bend above the nodes (blue); arrows from the future, which only exist
     without a mask, bend below them (orange). A loop over a node is the position reading itself.
-    A weight of exactly 0 is no edge at all, so masked cells draw nothing. Returns the axes.
+    A weight of exactly 0 is no edge at all, so masked cells draw nothing; with `min_weight` > 0,
+    lighter edges are left out too (the legend says so). Every drawn edge is at least
+    MIN_EDGE_WIDTH points wide. Returns the axes.
     """
     w = torch.as_tensor(wei).detach().to("cpu", torch.float32)
     T = w.shape[0]
@@ -64,9 +69,9 @@ def draw_graph(wei, labels, ax=None, title=None):
     for t in range(T):  # t: the position reading (query)
         for s in range(T):  # s: the position read (key)
             weight = float(w[t, s])
-            if weight == 0:
+            if weight == 0 or weight < min_weight:
                 continue
-            width = MAX_EDGE_WIDTH * weight
+            width = max(MIN_EDGE_WIDTH, MAX_EDGE_WIDTH * weight)
             if s == t:  # a loop over the node: the position reads its own value
                 ax.add_patch(Arc((t, 0.33), 0.3, 0.34, theta1=-50, theta2=230, linewidth=width, color=PAST_COLOUR,
                                  alpha=0.55))
@@ -81,9 +86,15 @@ def draw_graph(wei, labels, ax=None, title=None):
         ax.text(t, -0.36, str(t), ha="center", va="top", fontsize=9, color="#555555")
     reach = 0.21 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
     ax.set_xlim(-0.7, T - 0.3)
-    ax.set_ylim(-reach - 0.2, reach + 0.2)
+    ax.set_ylim(-reach - 0.45, reach + 0.2)
     ax.set_aspect("equal")
     ax.axis("off")
+    legend = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or a loop: itself")]
+    if bool(w.triu(diagonal=1).gt(0).any()):
+        legend.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
+    shown = f"edges of weight ≥ {min_weight:g} only" if min_weight > 0 else "every non-zero weight is an edge"
+    ax.legend(handles=legend, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(legend), fontsize=8,
+              title_fontsize=8, frameon=False)
     ax.set_title(title or "attention as a graph: arrow from the position read to the position reading", fontsize=11)
     return ax
 
@@ -101,10 +112,11 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     kind = "decoder: causal mask on" if causal else "encoder: no mask"
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), width_ratios=[1, 1.5])
     show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
-    draw_graph(wei, word, ax=right, title="the same weights as a graph")
+    draw_graph(wei, word, ax=right, title="the same weights as a graph", min_weight=EXPLORER_MIN_WEIGHT)
     fig.tight_layout()
     plt.show()
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
-    edges = int((wei > 0).sum())
-    print(f"{edges} edges, self-loops included, out of {len(idx) ** 2} possible")
+    nonzero, drawn = int((wei > 0).sum()), int((wei >= EXPLORER_MIN_WEIGHT).sum())
+    print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws the {drawn} of at least "
+          f"{EXPLORER_MIN_WEIGHT:g}, self-loops included")
     return wei
