@@ -24,7 +24,8 @@ EXAMPLE = "thou art"
 PAST_COLOUR, FUTURE_COLOUR = "#1f77b4", "#d95f02"  # edges from the past, edges from the future
 MAX_EDGE_WIDTH = 9.0  # points, for an edge of weight 1
 MIN_EDGE_WIDTH = 0.8  # points: the faintest edge drawn stays visible
-EXPLORER_MIN_WEIGHT = 0.05  # the explorer draws only edges at least this heavy, so 8 positions stay readable
+EXPLORER_MIN_WEIGHT = 0.05  # the explorer draws only edges whose printed label is at least this, so 8 positions
+# stay readable
 
 
 def demo_head() -> tuple[nn.Embedding, Head]:
@@ -51,14 +52,19 @@ def demo_weights(idx: list[int], causal: bool = True) -> torch.Tensor:
     return F.softmax(scores, dim=-1)
 
 
+def as_labelled(weight: float) -> float:
+    """A weight rounded to two decimals, as the heatmap prints it (0.046 is labelled 0.05)."""
+    return round(weight, 2)
+
+
 def draw_graph(wei, labels, ax=None, title=None, min_weight=0.0):
     """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
 
     Arrows from the past bend above the nodes (blue); arrows from the future, which only exist
     without a mask, bend below them (orange). A loop over a node is the position reading itself.
     A weight of exactly 0 is no edge at all, so masked cells draw nothing; with `min_weight` > 0,
-    lighter edges are left out too (the legend says so). Every drawn edge is at least
-    MIN_EDGE_WIDTH points wide. Returns the axes.
+    edges whose heatmap label (two decimals) is below it are left out too (the legend says so).
+    Every drawn edge is at least MIN_EDGE_WIDTH points wide. Returns the axes.
     """
     w = torch.as_tensor(wei).detach().to("cpu", torch.float32)
     T = w.shape[0]
@@ -69,7 +75,7 @@ def draw_graph(wei, labels, ax=None, title=None, min_weight=0.0):
     for t in range(T):  # t: the position reading (query)
         for s in range(T):  # s: the position read (key)
             weight = float(w[t, s])
-            if weight == 0 or weight < min_weight:
+            if weight == 0 or as_labelled(weight) < min_weight:
                 continue
             width = max(MIN_EDGE_WIDTH, MAX_EDGE_WIDTH * weight)
             if s == t:  # a loop over the node: the position reads its own value
@@ -92,7 +98,7 @@ def draw_graph(wei, labels, ax=None, title=None, min_weight=0.0):
     legend = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or a loop: itself")]
     if bool(w.triu(diagonal=1).gt(0).any()):
         legend.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
-    shown = f"edges of weight ≥ {min_weight:g} only" if min_weight > 0 else "every non-zero weight is an edge"
+    shown = f"edges labelled ≥ {min_weight:g} only" if min_weight > 0 else "every non-zero weight is an edge"
     ax.legend(handles=legend, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(legend), fontsize=8,
               title_fontsize=8, frameon=False)
     ax.set_title(title or "attention as a graph: arrow from the position read to the position reading", fontsize=11)
@@ -116,7 +122,8 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     fig.tight_layout()
     plt.show()
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
-    nonzero, drawn = int((wei > 0).sum()), int((wei >= EXPLORER_MIN_WEIGHT).sum())
-    print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws the {drawn} of at least "
+    nonzero = int((wei > 0).sum())
+    drawn = sum(as_labelled(w) >= EXPLORER_MIN_WEIGHT for w in wei.flatten().tolist() if w > 0)
+    print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws the {drawn} labelled at least "
           f"{EXPLORER_MIN_WEIGHT:g}, self-loops included")
     return wei
