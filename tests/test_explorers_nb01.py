@@ -44,7 +44,10 @@ def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(caps
     for t in range(4):
         assert torch.equal(shown["averages"][t], shown["other_averages"][t]) == bool(shown["same"][t])
     torch.testing.assert_close(shown["averages"], average_loop(word_vectors("dogs").unsqueeze(0))[0])
-    assert "Identical at position(s) 2, 3" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Identical at position(s) 2, 3" in out
+    # The vector of each character, once, so the averages can be checked by hand: (6 + 6 + 8) / 3 = 6.67.
+    assert out.splitlines()[0] == "vectors: 'd' [6.00, 8.00],  'o' [6.00, 4.00],  'g' [8.00, 9.00],  's' [2.00, 2.00]"
     assert len(plt.get_fignums()) == 1
     axes = plt.gcf().axes
     assert len(axes) == 2  # one panel per number of the 2-number vectors

@@ -35,8 +35,8 @@ def word_vectors(word: str) -> torch.Tensor:
 def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None:
     """Both words' running averages under scheme one, side by side, and where they are identical.
 
-    Prints the two words' running averages with, at each position, whether they are exactly equal
-    (they are wherever the two prefixes hold the same characters: the average forgets order), and
+    Prints each character's vector, then the two words' running averages with, at each position, whether
+    they are exactly equal (they are wherever the two prefixes hold the same characters: the average forgets order), and
     draws them as pairs of bars, one panel per number of the 2-number vectors. Leave `other` empty to
     see one word. Returns {'word', 'other', 'averages', 'other_averages', 'same'} (CPU tensors; 'same'
     is one bool per position the words share, and 'other_averages' and 'same' are None without a
@@ -57,6 +57,8 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None
         shown["same"] = torch.tensor(
             [torch.equal(a, b) for a, b in zip(averages[0], averages[1], strict=False)], dtype=torch.bool
         )
+    letters = dict.fromkeys("".join(words))  # each character once, in order of first appearance
+    print("vectors:", ",  ".join(f"{c!r} {fmt_row(CHAR_VECTORS[STOI[c]])}" for c in letters))
     _print_averages(words, averages, shown["same"])
     _draw(words, averages, shown["same"])
     return shown
