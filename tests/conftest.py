@@ -3,10 +3,6 @@
 import os
 import sys
 
-# One thread per process: the suite runs two notebook kernels at once on two cores (pytest-xdist), and
-# PyTorch's threads fighting over the cores made a training cell ten times slower. Kernels inherit this.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
