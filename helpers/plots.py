@@ -246,10 +246,11 @@ def panel_size(T: int, S: int) -> float:
     return min(cell * n + 1.9, 4.8)
 
 
-def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="plain"):
-    """Draw several `wei` matrices side by side (wrapping onto more rows beyond 10 inches).
+def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="plain", ncols=None):
+    """Draw several `wei` matrices side by side (wrapping onto more rows beyond 14 inches, or after `ncols`).
 
-    `panels` is a list of (wei, stage) or (wei, stage, title) tuples; returns the figure.
+    `panels` is a list of (wei, stage), (wei, stage, title) or (wei, stage, title, labels) tuples, the
+    last for a panel with characters of its own (two different words side by side); returns the figure.
     Score panels share one colour scale (± the largest finite score of any of them); weight
     panels share the fixed 0–1 scale. `size` is each panel's side in inches (chosen to fit by default).
     """
@@ -257,12 +258,13 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     is_weights = [stage_info(stage)[1] for _, stage, *_ in panels]
     bound = symmetric_bound([m for m, weights in zip(matrices, is_weights, strict=True) if not weights])
     size = size or min(panel_size(*matrices[0].shape), MAX_STAGES_WIDTH / min(len(panels), 3))
-    ncols = max(1, min(len(panels), int(MAX_STAGES_WIDTH / size + 1e-6)))  # + 1e-6: 14 / (14 / 3) is 3
+    ncols = ncols or max(1, min(len(panels), int(MAX_STAGES_WIDTH / size + 1e-6)))  # + 1e-6: 14 / (14 / 3) is 3
     nrows = math.ceil(len(panels) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols + 0.5, size * nrows), squeeze=False)
-    for ax, m, (_, stage, *title) in zip(axes.flat, matrices, panels, strict=False):
-        show_wei(m, labels, stage=stage, ax=ax, causal=causal, title=title[0] if title else None, bound=bound,
-                 axis_names=axis_names)
+    for ax, m, (_, stage, *rest) in zip(axes.flat, matrices, panels, strict=False):
+        title, own_labels = (rest + [None, None])[:2]
+        show_wei(m, own_labels if own_labels is not None else labels, stage=stage, ax=ax, causal=causal, title=title,
+                 bound=bound, axis_names=axis_names)
     for ax in axes.flat[len(panels):]:
         ax.remove()
     fig.tight_layout()

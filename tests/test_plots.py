@@ -267,3 +267,13 @@ def test_weights_outside_zero_to_one_are_painted_apart():
     cmap = ax.images[0].get_cmap()
     orange = matplotlib.colors.to_rgba(OUT_OF_RANGE)
     assert tuple(cmap.get_under()) == tuple(cmap.get_over()) == orange
+
+
+def test_panels_can_carry_words_of_their_own_and_a_column_count():
+    fig = show_wei_stages(
+        [(torch.eye(3), "softmax", "hou", "hou"), (torch.eye(4), "softmax", "thou", "thou")] * 2, ncols=2
+    )
+    axes = panel_axes(fig)
+    assert [ax.get_title() for ax in axes] == ["hou", "thou", "hou", "thou"]
+    assert [t.get_text() for t in axes[1].get_yticklabels()] == ["0 t", "1 h", "2 o", "3 u"]
+    assert len({round(ax.get_position().y0, 2) for ax in axes}) == 2  # two rows of two
