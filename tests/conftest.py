@@ -45,3 +45,17 @@ def pytest_cmdline_main(config):
 def _close_figures():
     yield
     plt.close("all")
+
+
+@pytest.fixture
+def refused(capsys):
+    """Check that an explorer refused bad input the course's way: None, one printed sentence, no picture."""
+
+    def check(result, words: str) -> None:
+        out = capsys.readouterr().out.strip()
+        assert result is None, f"the explorer drew something: {result!r}"
+        assert words in out, out
+        assert len(out.splitlines()) == 1 and out.endswith(".") and "Traceback" not in out, out
+        assert plt.get_fignums() == [], "nothing may be half-drawn"
+
+    return check

@@ -95,12 +95,8 @@ def test_the_minus_sign_of_the_prose_is_accepted():
         ("2, -1, 3", 1.5, "not a whole number"),
     ],
 )
-def test_bad_input_gets_one_sentence_and_no_picture(capsys, text, now, words):
-    assert explore_masked_softmax(text, now) is None
-    out = capsys.readouterr().out
-    assert words in out
-    assert out.count("\n") == 1 and out.rstrip().endswith(".")
-    assert plt.get_fignums() == []  # nothing half-drawn
+def test_bad_input_gets_one_sentence_and_no_picture(text, now, words, refused):
+    refused(explore_masked_softmax(text, now), words)
 
 
 def test_masked_softmax_row_masks_exactly_the_future():

@@ -47,11 +47,8 @@ def test_scaling_divides_the_scores_by_the_root_of_the_head_size():
     (0, False, "at least 1"), (-4, True, "at least 1"), (2.5, False, "whole number"), (True, False, "whole number"),
     (10_000, False, "4096 or less"), (64, "yes", "yes/no"),
 ])
-def test_bad_input_gets_one_sentence(capsys, head_size, scaled, words):
-    assert explore_scaling(head_size, scaled) is None
-    out = capsys.readouterr().out
-    assert words in out and "Traceback" not in out and out.count("\n") == 1
-    assert plt.get_fignums() == []
+def test_bad_input_gets_one_sentence(head_size, scaled, words, refused):
+    refused(explore_scaling(head_size, scaled), words)
 
 
 def test_explore_with_real_widgets():
