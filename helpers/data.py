@@ -237,7 +237,8 @@ def get_batch(data: torch.Tensor, block_size: int, batch_size: int, device="cpu"
     check_positive_int("batch_size", batch_size, "how many chunks to sample at once, e.g. 32")
     if len(data) <= block_size:
         raise ValueError(f"The data has {len(data)} characters: it needs more than block_size={block_size}.")
-    starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator)
+    on = generator.device if generator is not None else "cpu"  # a CPU or a GPU generator: draw where it lives
+    starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator, device=on).tolist()
     x = torch.stack([data[i : i + block_size] for i in starts])
     y = torch.stack([data[i + 1 : i + block_size + 1] for i in starts])
     return x.to(device), y.to(device)

@@ -21,19 +21,23 @@ class CharLanguageModel(nn.Module):
         """Cross-entropy of (B, T, V) logits against (B, T) targets, or None without targets."""
         if targets is None:
             return None
-        B, T, V = logits.shape
-        return F.cross_entropy(logits.view(B * T, V), targets.view(B * T))
+        return F.cross_entropy(logits.flatten(0, 1), targets.flatten())  # (B·T, V) against (B·T,)
 
     @torch.no_grad()
     def generate(self, idx: torch.Tensor, max_new_tokens: int, generator=None) -> torch.Tensor:
-        """Extend the (B, T) context `idx` by `max_new_tokens` sampled characters."""
+        """Extend the (B, T) context `idx` by `max_new_tokens` sampled characters.
+
+        `generator` (optional, for repeatable samples) may live on the CPU or on the model's device.
+        """
         if idx.dim() != 2 or idx.shape[1] == 0:
             raise ValueError(f"generate() needs a (B, T) context with T >= 1, not shape {tuple(idx.shape)}.")
         for _ in range(max_new_tokens):
             context = idx if self.block_size is None else idx[:, -self.block_size :]
             logits, _ = self(context)
             probs = F.softmax(logits[:, -1, :], dim=-1)
-            nxt = torch.multinomial(probs, num_samples=1, generator=generator)
+            if generator is not None:
+                probs = probs.to(generator.device)  # multinomial draws on the generator's own device
+            nxt = torch.multinomial(probs, num_samples=1, generator=generator).to(idx.device)
             idx = torch.cat((idx, nxt), dim=1)
         return idx
 

@@ -266,3 +266,10 @@ def test_get_batch_rejects_sizes_that_are_not_positive_whole_numbers(name, bad):
     sizes = {"block_size": 4, "batch_size": 2, name: bad}
     with pytest.raises(ValueError, match=f"{name} must be a whole number of at least 1"):
         get_batch(torch.arange(50), **sizes)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_get_batch_takes_a_gpu_generator_too():
+    data = torch.arange(100)
+    x, y = get_batch(data, 8, 4, device="cuda", generator=torch.Generator(device="cuda").manual_seed(1))
+    assert x.device.type == "cuda" and torch.equal(y[:, :-1], x[:, 1:])

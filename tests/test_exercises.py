@@ -236,10 +236,15 @@ def odd_answers(exercise: Exercise) -> dict:
         "returns an int tensor": lambda *args: solution(exercise)(*args).round().long() + 1,
         "is a generator": generator,
         "takes no input": lambda: answer(exercise, 0),
-        "takes one input too many": lambda a, b, c, d: answer(exercise, 0),
+        "takes one input too many": with_inputs(len(exercise.cases[0]) + 1, answer(exercise, 0)),
         "divides by zero": lambda *args: 1 / 0,
         "indexes out of range": lambda *args: torch.zeros(3)[10],
     }
+
+
+def with_inputs(count: int, result):
+    """A function of exactly `count` inputs that ignores them and returns `result`."""
+    return eval(f"lambda {', '.join(f'p{i}' for i in range(count))}: result", {"result": result})
 
 
 ODD = [(e, what) for e in ALL for what in odd_answers(e)]
@@ -255,7 +260,7 @@ def test_odd_answers_get_one_plain_sentence_and_never_raise(exercise, what):
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_a_function_with_the_wrong_parameters_is_told_what_to_take(exercise):
     wanted = list(inspect.signature(exercise.reference).parameters)[: len(exercise.cases[0])]
-    too_many = eval(f"lambda {', '.join(f'p{i}' for i in range(len(wanted) + 1))}: None")  # one input too many
+    too_many = with_inputs(len(wanted) + 1, None)  # one input too many
 
     feedback = check(exercise.name, too_many)
     count = "one input" if len(wanted) == 1 else f"{len(wanted)} inputs"
@@ -428,3 +433,22 @@ def test_two_notebooks_cannot_declare_the_same_name():
 def test_declare_records_the_declaring_notebook():
     assert {e.notebook for e in ALL} >= {"nb01", "nb02", "nb03"}
     assert all(re.fullmatch(r"nb\d\d", e.notebook) for e in ALL)
+
+
+def test_a_tensor_made_on_another_device_is_explained():
+    def on_the_lesson_device(scores):
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices")
+
+    feedback = check("masked_softmax_weights", on_the_lesson_device)
+    assert feedback.passed is False
+    assert "device=scores.device" in feedback.message and "CPU tensors" in feedback.message
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_an_answer_that_builds_its_mask_on_the_gpu_is_told_why_it_fails():
+    def copied_from_the_lesson(scores):
+        tril = torch.tril(torch.ones(scores.shape[-1], scores.shape[-1], device="cuda"))
+        return torch.softmax(scores.masked_fill(tril == 0, float("-inf")), dim=-1)
+
+    feedback = check("masked_softmax_weights", copied_from_the_lesson)
+    assert feedback.passed is False and "device=scores.device" in feedback.message

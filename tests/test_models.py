@@ -72,3 +72,27 @@ def test_generate_crops_the_context_to_block_size():
 def test_generate_rejects_an_empty_context():
     with pytest.raises(ValueError, match="T >= 1"):
         BigramLanguageModel().generate(torch.zeros((1, 0), dtype=torch.long), max_new_tokens=1)
+
+
+def test_the_loss_accepts_targets_sliced_out_of_a_larger_tensor():
+    data = torch.randint(0, 65, (4, 9))
+    x, y = data[:, :-1], data[:, 1:]  # y is a view that is not contiguous in memory
+    assert not y.is_contiguous()
+    _, loss = BigramLanguageModel()(x, y)
+    assert torch.isfinite(loss)
+
+
+def test_generate_repeats_itself_with_a_seeded_generator():
+    model = BigramLanguageModel()
+    start = torch.zeros((1, 1), dtype=torch.long)
+    runs = [model.generate(start, 20, generator=torch.Generator().manual_seed(7)) for _ in range(2)]
+    assert torch.equal(runs[0], runs[1]) and runs[0].shape == (1, 21)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_generate_on_a_gpu_takes_a_cpu_or_a_gpu_generator():
+    model = BigramLanguageModel().to("cuda")
+    start = torch.zeros((1, 1), dtype=torch.long, device="cuda")
+    for generator in (torch.Generator().manual_seed(7), torch.Generator(device="cuda").manual_seed(7)):
+        out = model.generate(start, 5, generator=generator)
+        assert out.device.type == "cuda" and out.shape == (1, 6)

@@ -135,7 +135,8 @@ def test_accepts_lists_grad_tensors_and_a_batch_of_one():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_accepts_gpu_tensors():
-    show_wei(torch.eye(3, device="cuda"), labels="hou")
+    ax = show_wei(torch.eye(3, device="cuda"), labels="hou", stage="weights", causal=False)
+    assert ax.images[0].get_array().tolist() == torch.eye(3).tolist()
 
 
 def test_big_matrices_are_drawn_without_numbers():

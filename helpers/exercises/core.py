@@ -231,8 +231,19 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: Exception, label: str)
         except Exception as expected_err:
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
                 return Feedback(False, mistake.hint, mistake.name)
-    advice = " Does your code assume a size? Take sizes from the input (.shape)." if isinstance(err, IndexError) else ""
-    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice}")
+    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice_for(err)}")
+
+
+def advice_for(err: Exception) -> str:
+    """A hint for errors with a well-known cause: a size typed in, or a tensor made on another device."""
+    if isinstance(err, IndexError):
+        return " Does your code assume a size? Take sizes from the input (.shape)."
+    if "same device" in str(err):
+        return (
+            " The checker hands your function CPU tensors: make new tensors on the input's device, "
+            "e.g. torch.ones(T, T, device=scores.device), not device=device."
+        )
+    return ""
 
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
