@@ -47,6 +47,16 @@ def attend_scaled(x, query, key, value):
     return wei @ value(x)
 
 
+def future_mask(T: int, device=None) -> torch.Tensor:
+    """Boolean (T, T): True above the diagonal, where position t would see its future."""
+    return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)
+
+
+def causal_softmax(scores: torch.Tensor) -> torch.Tensor:
+    """The weights `wei` from (…, T, T) scores: the future set to −∞, then a softmax along each row."""
+    return F.softmax(scores.masked_fill(future_mask(scores.shape[-1], scores.device), float("-inf")), dim=-1)
+
+
 class Head(nn.Module):
     """One head of causal self-attention: softmax(q kᵀ / √head_size, future masked) @ v.
 

@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers import average_softmax, changed_lines
-from helpers.attention import Head, attend_qk, attend_qkv, attend_scaled
+from helpers.attention import Head, attend_qk, attend_qkv, attend_scaled, causal_softmax, future_mask
 
 N_EMBD, HEAD_SIZE, BLOCK_SIZE = 12, 8, 16
 
@@ -84,3 +84,13 @@ def test_the_stages_differ_in_what_they_compute():
         scaled = attend_scaled(x, head.query, head.key, head.value)
     assert not torch.allclose(qk, qkv) and not torch.allclose(qkv, scaled)
     assert not torch.allclose(average_softmax(x), qk)
+
+
+def test_causal_softmax_masks_exactly_the_future_and_keeps_the_device():
+    scores = torch.randn(3, 5, 5)
+    wei = causal_softmax(scores)
+    assert torch.equal(future_mask(5), torch.ones(5, 5, dtype=torch.bool).triu(diagonal=1))
+    assert (wei[:, future_mask(5)] == 0).all() and (wei[:, ~future_mask(5)] > 0).all()
+    torch.testing.assert_close(wei.sum(-1), torch.ones(3, 5))
+    torch.testing.assert_close(wei[0, 2, :3], torch.softmax(scores[0, 2, :3], dim=-1))
+    assert causal_softmax(scores.to(torch.float64)).device == scores.device

@@ -5,8 +5,9 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
+from helpers.attention import causal_softmax
 from helpers.explorers.core import explore
-from helpers.explorers.nb07 import HEAD_SIZES, TEXT, causal_weights, explore_scaling, random_qk, scores
+from helpers.explorers.nb07 import HEAD_SIZES, TEXT, explore_scaling, random_qk, scores
 
 
 def test_unscaled_weights_sharpen_as_the_head_grows():
@@ -40,7 +41,7 @@ def test_scaling_divides_the_scores_by_the_root_of_the_head_size():
     torch.testing.assert_close(scores(q, k, True), scores(q, k, False) / 4)
     future = torch.ones(5, 5).triu(1).bool()
     expected = torch.softmax((q @ k.T / 4).masked_fill(future, float("-inf")), -1)
-    torch.testing.assert_close(causal_weights(scores(q, k, True)), expected)
+    torch.testing.assert_close(causal_softmax(scores(q, k, True)), expected)
 
 
 @pytest.mark.parametrize("head_size, scaled, words", [

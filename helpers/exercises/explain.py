@@ -2,6 +2,7 @@
 
 import torch
 
+from ..attention import future_mask
 from .core import fmt
 
 
@@ -21,7 +22,7 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
         return (
             f"row {row} gives position {col} a negative weight ({fmt(got[row, col])}): a weight can never be negative."
         )
-    future = torch.ones_like(got, dtype=torch.bool).triu(diagonal=1)
+    future = future_mask(got.shape[-1])
     if (got[future] != 0).any():
         row, col = first(future & (got != 0))
         return (

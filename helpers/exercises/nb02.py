@@ -6,6 +6,7 @@ The hints quote the numbers of the first case, T = 4, where every named mistake 
 
 import torch
 
+from ..attention import future_mask
 from ..averaging import average_matmul
 from .core import Exercise, Mistake, declare
 from .explain import explain_weights
@@ -18,7 +19,7 @@ def reference(T: int) -> torch.Tensor:
 
 def future(T: int) -> torch.Tensor:
     """Boolean (T, T): True above the diagonal, the weights that must be exactly 0."""
-    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+    return future_mask(T)
 
 
 def tril(T: int) -> torch.Tensor:

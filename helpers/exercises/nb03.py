@@ -3,6 +3,7 @@
 import torch
 import torch.nn.functional as F
 
+from ..attention import future_mask
 from .core import Exercise, Mistake, declare, fmt
 from .explain import explain_weights
 
@@ -42,8 +43,7 @@ EPS = 1e-5
 
 def future(scores: torch.Tensor) -> torch.Tensor:
     """Boolean (T, T): True above the diagonal, where a position would see its future."""
-    T = scores.shape[-1]
-    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+    return future_mask(scores.shape[-1])
 
 
 def fill_future(scores: torch.Tensor, value: float) -> torch.Tensor:

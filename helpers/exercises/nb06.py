@@ -3,6 +3,7 @@
 import torch
 import torch.nn.functional as F
 
+from ..attention import future_mask
 from .core import Exercise, Mistake, declare
 
 
@@ -11,8 +12,7 @@ def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0):
     q, k = x @ w_q.T, x @ w_k.T
     scores = (k @ q.transpose(-2, -1) if swap else q @ k.transpose(-2, -1)) * scale
     if mask:
-        T = x.shape[-2]
-        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), float("-inf"))
+        scores = scores.masked_fill(future_mask(x.shape[-2]), float("-inf"))
     return F.softmax(scores, dim=dim)
 
 

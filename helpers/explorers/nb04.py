@@ -2,8 +2,8 @@
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
 
+from ..attention import causal_softmax
 from ..data import VOCAB_SIZE
 from .core import fmt_row, parse_word, report
 
@@ -13,11 +13,7 @@ N_EMBD = 4  # small enough to read every number of an output vector
 
 def similarity_weights(x: torch.Tensor) -> torch.Tensor:
     """Weights from content: score(t, s) = x_t · x_s (how alike two vectors are), future masked, softmax per row."""
-    T = x.shape[-2]
-    tril = torch.tril(torch.ones(T, T, device=x.device))
-    wei = x @ x.transpose(-2, -1)
-    wei = wei.masked_fill(tril == 0, float("-inf"))
-    return F.softmax(wei, dim=-1)
+    return causal_softmax(x @ x.transpose(-2, -1))
 
 
 def similarity_blend(x: torch.Tensor) -> torch.Tensor:

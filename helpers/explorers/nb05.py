@@ -4,6 +4,7 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
+from ..attention import future_mask
 from ..data import VOCAB_SIZE
 from ..plots import show_wei_stages
 from .core import fmt_row, parse_word, report
@@ -36,7 +37,7 @@ def word_scores(indices: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.T
     x = WEIGHTS["token"][indices] + WEIGHTS["position"][:T]
     q, k = x @ WEIGHTS["W_q"], x @ WEIGHTS["W_k"]
     raw = q @ k.transpose(-2, -1)
-    masked = raw.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    masked = raw.masked_fill(future_mask(T, raw.device), float("-inf"))
     return raw, masked, F.softmax(masked, dim=-1)
 
 

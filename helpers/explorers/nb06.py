@@ -9,6 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from ..attention import causal_softmax
 from ..plots import show_wei
 from .core import fmt_row, parse_numbers, parse_word, report
 
@@ -37,11 +38,7 @@ def linear(weight) -> nn.Linear:
 
 def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor]:
     """Unscaled causal attention (notebook 06's `attend_qkv`), returning both `wei` and `out`."""
-    T = x.shape[-2]
-    tril = torch.tril(torch.ones(T, T, device=x.device))
-    wei = query(x) @ key(x).transpose(-2, -1)
-    wei = wei.masked_fill(tril == 0, float("-inf"))
-    wei = F.softmax(wei, dim=-1)
+    wei = causal_softmax(query(x) @ key(x).transpose(-2, -1))
     return wei, wei @ value(x)
 
 

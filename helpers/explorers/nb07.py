@@ -2,8 +2,8 @@
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
 
+from ..attention import causal_softmax
 from ..plots import show_wei
 from .core import fmt_row, report
 
@@ -20,12 +20,6 @@ def random_qk(T: int, head_size: int, seed: int = 1337) -> tuple[torch.Tensor, t
 def scores(q: torch.Tensor, k: torch.Tensor, scaled: bool) -> torch.Tensor:
     """q kᵀ, multiplied by head_size ** -0.5 when `scaled`."""
     return q @ k.transpose(-2, -1) * (q.shape[-1] ** -0.5 if scaled else 1.0)
-
-
-def causal_weights(raw: torch.Tensor) -> torch.Tensor:
-    """softmax of (T, T) scores along each row, with the future masked."""
-    future = torch.ones(raw.shape[-2:], dtype=torch.bool).triu(diagonal=1)
-    return F.softmax(raw.masked_fill(future, float("-inf")), dim=-1)
 
 
 def explore_scaling(head_size: int = 256, scaled: bool = False):
@@ -45,7 +39,7 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
         return None
     q, k = random_qk(len(TEXT), head_size)
     raw = scores(q, k, scaled)
-    wei = causal_weights(raw)
+    wei = causal_softmax(raw)
     max_weight = wei.max(dim=-1).values
     mean_max = float(max_weight[1:].mean())
     print(f"head size {head_size}, {'scaled by 1/√dₖ' if scaled else 'NOT scaled'}: "

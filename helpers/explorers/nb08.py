@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from matplotlib.lines import Line2D
 from matplotlib.patches import Arc, Circle, FancyArrowPatch
 
-from ..attention import Head
+from ..attention import Head, causal_softmax
 from ..data import VOCAB_SIZE
 from ..plots import char_label, show_wei
 from .core import fmt_row, parse_word, report
@@ -46,10 +46,7 @@ def demo_weights(idx: list[int], causal: bool = True) -> torch.Tensor:
     x = embedding(torch.tensor(idx))
     q, k = head.query(x), head.key(x)
     scores = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
-    if causal:
-        T = len(idx)
-        scores = scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
-    return F.softmax(scores, dim=-1)
+    return causal_softmax(scores) if causal else F.softmax(scores, dim=-1)
 
 
 def as_labelled(weight: float) -> float:
