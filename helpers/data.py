@@ -140,11 +140,11 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
 def write_atomically(path: Path, payload: bytes) -> None:
     """Write `payload` to a temporary file beside `path`, then rename it into place (never half-written)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".download-", suffix=".part")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(payload)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private; the corpus is not
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; the corpus and the notebooks are not
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -7,17 +7,16 @@ Each command takes optional notebook names (e.g. 00_bigram_baseline.ipynb) to li
 """
 
 import copy
-import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 
 from helpers.course import REPO, REPO_URL, colab_url
+from helpers.data import write_atomically as write_bytes_atomically
 from tools.widgets import drop_widget_views
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,16 +167,10 @@ def stamp_readme(readme: Path = ROOT / "README.md") -> bool:
 
 
 def write_atomically(nb, path: Path) -> None:
-    """Write a notebook to a temporary file beside `path`, then move it into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".ipynb.part")
-    os.close(fd)
-    try:
-        nbformat.write(nb, tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private; a notebook is not
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    """Write a notebook to a temporary file beside `path`, then move it into place (never half-written)."""
+    text = nbformat.writes(nb)
+    text += "" if text.endswith("\n") else "\n"  # as nbformat.write ends a file
+    write_bytes_atomically(Path(path), text.encode("utf-8"))
 
 
 def notebook_client(nb, folder: Path, timeout: int = 900):
