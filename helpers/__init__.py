@@ -11,6 +11,7 @@ from .data import (
     STOI,
     VOCAB_SIZE,
     CorpusError,
+    consecutive_chunks,
     decode,
     encode,
     ensure_corpus,

@@ -242,3 +242,18 @@ def get_batch(data: torch.Tensor, block_size: int, batch_size: int, device="cpu"
     x = torch.stack([data[i : i + block_size] for i in starts])
     y = torch.stack([data[i + 1 : i + block_size + 1] for i in starts])
     return x.to(device), y.to(device)
+
+
+def consecutive_chunks(data: torch.Tensor, block_size: int, n_chunks=None, device="cpu"):
+    """The text cut into back-to-back chunks, so each character is predicted once: x and y, (n, block_size).
+
+    y is x shifted by one character; `n_chunks` takes only the first ones (default: all that fit).
+    """
+    check_positive_int("block_size", block_size, "how many characters each chunk holds, e.g. 8")
+    fit = (len(data) - 1) // block_size
+    n = fit if n_chunks is None else n_chunks
+    if not 1 <= n <= fit:
+        raise ValueError(f"{n} chunks of {block_size} do not fit in {len(data)} characters: ask for 1 to {fit}.")
+    x = data[: n * block_size].view(n, block_size)
+    y = data[1 : n * block_size + 1].view(n, block_size)
+    return x.to(device), y.to(device)

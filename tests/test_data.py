@@ -9,7 +9,17 @@ import pytest
 import torch
 
 from helpers import data
-from helpers.data import CHARS, CorpusError, decode, encode, ensure_corpus, get_batch, load_text, train_val_split
+from helpers.data import (
+    CHARS,
+    CorpusError,
+    consecutive_chunks,
+    decode,
+    encode,
+    ensure_corpus,
+    get_batch,
+    load_text,
+    train_val_split,
+)
 
 OFFLINE_URL = "http://127.0.0.1:9/tinyshakespeare.txt"  # nothing listens on port 9: the request fails at once
 
@@ -74,8 +84,16 @@ def test_decode_rejects_out_of_range_indices():
 
 @pytest.mark.parametrize(
     "indices",
-    [torch.tensor(59), torch.tensor([59]), [59], 59, np.array([59]), np.int64(59), [np.int32(59)],
-     torch.tensor([[59]])[0]],
+    [
+        torch.tensor(59),
+        torch.tensor([59]),
+        [59],
+        59,
+        np.array([59]),
+        np.int64(59),
+        [np.int32(59)],
+        torch.tensor([[59]])[0],
+    ],
     ids=["0-d tensor", "1-d tensor", "list", "int", "numpy array", "numpy scalar", "list of numpy ints", "row"],
 )
 def test_decode_accepts_every_integer_form(indices):
@@ -90,10 +108,28 @@ def test_decode_of_an_argmax_gives_one_character():
 
 @pytest.mark.parametrize(
     "indices",
-    [None, True, [True, False], torch.tensor([True]), np.array([True]), torch.tensor([1.0]), [1.5], np.array([2.0]),
-     "hou"],
-    ids=["None", "bool", "list of bools", "bool tensor", "bool array", "float tensor", "float list", "float array",
-         "string"],
+    [
+        None,
+        True,
+        [True, False],
+        torch.tensor([True]),
+        np.array([True]),
+        torch.tensor([1.0]),
+        [1.5],
+        np.array([2.0]),
+        "hou",
+    ],
+    ids=[
+        "None",
+        "bool",
+        "list of bools",
+        "bool tensor",
+        "bool array",
+        "float tensor",
+        "float list",
+        "float array",
+        "string",
+    ],
 )
 def test_decode_rejects_what_is_not_an_index_and_says_what_to_pass(indices):
     with pytest.raises(TypeError, match="pass character indices"):
@@ -227,8 +263,9 @@ def test_an_unreadable_corpus_gives_advice_not_a_traceback(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("broken", ["mkstemp", "replace"])
-def test_a_download_into_a_read_only_folder_gives_advice_and_leaves_nothing(tmp_path, corpus_bytes, monkeypatch,
-                                                                          broken):
+def test_a_download_into_a_read_only_folder_gives_advice_and_leaves_nothing(
+    tmp_path, corpus_bytes, monkeypatch, broken
+):
     source = tmp_path / "served.txt"
     source.write_bytes(corpus_bytes)
     target = tmp_path / "data" / "tinyshakespeare.txt"
@@ -273,3 +310,13 @@ def test_get_batch_takes_a_gpu_generator_too():
     data = torch.arange(100)
     x, y = get_batch(data, 8, 4, device="cuda", generator=torch.Generator(device="cuda").manual_seed(1))
     assert x.device.type == "cuda" and torch.equal(y[:, :-1], x[:, 1:])
+
+
+def test_consecutive_chunks_cover_the_text_back_to_back():
+    data = torch.arange(20)
+    x, y = consecutive_chunks(data, 4)
+    assert x.shape == (4, 4) and torch.equal(x.flatten(), data[:16]) and torch.equal(y.flatten(), data[1:17])
+    x2, _ = consecutive_chunks(data, 4, n_chunks=2)
+    assert torch.equal(x2, x[:2])
+    with pytest.raises(ValueError, match="ask for 1 to 4"):
+        consecutive_chunks(data, 4, n_chunks=5)
