@@ -4,6 +4,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .attention import Head
 from .data import VOCAB_SIZE
 
 
@@ -107,8 +108,6 @@ class OneHeadModel(PositionalBigramModel):
 
     def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32, block_size: int = 8, head_size: int = 32):
         super().__init__(vocab_size, n_embd, block_size)
-        from .attention import Head
-
         self.sa_head = Head(n_embd, head_size, block_size)
         self.lm_head = nn.Linear(head_size, vocab_size)
 

@@ -139,12 +139,12 @@ declare(
 )
 
 
-def standardise(x: torch.Tensor, dim=None, keep: bool = True, unbiased: bool = False) -> torch.Tensor:
+def standardise(x: torch.Tensor, dim=None, unbiased: bool = False) -> torch.Tensor:
     """(x − mean) / √(var + eps) along `dim` (None: over everything)."""
     if dim is None:
         return (x - x.mean()) / torch.sqrt(x.var(unbiased=unbiased) + EPS)
-    mean = x.mean(dim, keepdim=keep)
-    var = x.var(dim, unbiased=unbiased, keepdim=keep)
+    mean = x.mean(dim, keepdim=True)
+    var = x.var(dim, unbiased=unbiased, keepdim=True)
     return (x - mean) / torch.sqrt(var + EPS)
 
 
