@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from helpers.runtime import DeviceError, describe_device, pick_device, seed_everything
+from tests.install_aside import install_aside
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,16 +125,7 @@ def test_an_unavailable_device_stops_the_cell_with_one_sentence_in_ipython():
 
 def test_an_unavailable_device_stops_the_cell_with_one_sentence_in_colabs_ipython_7(tmp_path):
     """Colab has long shipped IPython 7.34: install it (and the packages it needs beyond ours) aside."""
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check",
-         "--target", str(tmp_path), "ipython==7.34.0", "backcall", "decorator", "pickleshare"],
-        capture_output=True, text=True, timeout=300,
-    )
-    if install.returncode != 0:
-        message = f"could not install IPython 7.34 (is the package index reachable?): {install.stderr[-500:]}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    install_aside(tmp_path, ["ipython==7.34.0", "backcall", "decorator", "pickleshare"], "IPython 7.34")
     assert_one_sentence_and_stopped(run_setup_line(str(tmp_path)), "7.34.0")
 
 
