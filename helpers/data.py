@@ -4,6 +4,7 @@ import hashlib
 import itertools
 import numbers
 import os
+import stat
 import tempfile
 import urllib.error
 import urllib.request
@@ -13,10 +14,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .runtime import PlainError
+
 CORPUS_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 CORPUS_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CORPUS_PATH = DATA_DIR / "tinyshakespeare.txt"
+CORPUS_BYTES = 1_115_394  # plain ASCII: one byte per character; no check reads more than this
+HASH_CHUNK = 1 << 20  # the checksum reads the file a mebibyte at a time
 
 # The 65 distinct characters of the corpus, in sorted order (a test checks them against the file).
 CHARS = "\n !$&',-.3:;?ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -26,18 +31,80 @@ ITOS = dict(enumerate(CHARS))
 QUOTE_AROUND = 20  # encode()'s message quotes at most this many characters either side of a bad one
 
 
-class CorpusError(RuntimeError):
-    """The corpus is missing and cannot be fetched, or its contents are wrong."""
+class CorpusError(PlainError):
+    """The corpus is missing and cannot be fetched, or its contents are wrong (shown without a traceback)."""
 
 
-def sha256_of(path: Path) -> str:
-    """The hex SHA-256 digest of a file."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+# What may stand where a file should be, by the test that recognises it
+NOT_FILES = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_a_file(path: Path, mode: int) -> CorpusError:
+    """The error for something at `path` that is not a regular file, naming what it is."""
+    kind = next((name for is_kind, name in NOT_FILES if is_kind(mode)), "not a regular file")
+    if path.is_symlink():
+        kind = f"a link to {os.readlink(path)}, which is {kind}"
+    return CorpusError(
+        f"{path} is {kind}, not the corpus file: move it out of the way (rename it, or delete it if you do not "
+        "need it), then run this cell again to download the corpus there."
+    )
+
+
+def open_regular(path: Path):
+    """`path` opened for reading bytes if it is a regular file; anything else is refused, never waited on."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except PermissionError as err:
+        raise CorpusError(
+            f"The folder {path.parent} cannot be searched ({err.strerror}): give yourself access to it "
+            f"(e.g. `chmod u+rwx {path.parent}`), then run this cell again."
+        ) from None
+    if not stat.S_ISREG(mode):
+        raise not_a_file(path, mode)
+    try:  # O_NONBLOCK: should a named pipe appear here after the check above, opening it does not wait
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except PermissionError as err:
+        raise CorpusError(
+            f"{path} cannot be read ({err.strerror}): give yourself permission to read it "
+            f"(e.g. `chmod u+r {path}`), then run this cell again."
+        ) from None
+    mode = os.fstat(fd).st_mode  # what was opened, whatever stands at `path` now
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise not_a_file(path, mode)
+    return os.fdopen(fd, "rb")
 
 
 def is_verified(path: Path) -> bool:
-    """True when the file at `path` is exactly the expected corpus."""
-    return sha256_of(path) == CORPUS_SHA256
+    """True when `path` is a regular file of exactly the corpus's size and SHA-256.
+
+    The size is checked first and the file is hashed a chunk at a time, so nothing beyond CORPUS_BYTES
+    is ever read; anything but a regular file (a folder, a named pipe, a link to /dev/zero) gives a
+    CorpusError that names it.
+    """
+    with open_regular(path) as f:
+        if os.fstat(f.fileno()).st_size != CORPUS_BYTES:
+            return False
+        digest, left = hashlib.sha256(), CORPUS_BYTES
+        while left and (chunk := f.read(min(HASH_CHUNK, left))):
+            digest.update(chunk)
+            left -= len(chunk)
+    return digest.hexdigest() == CORPUS_SHA256
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file standing where `folder` (or a folder above it) should be, or None."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            return None if place.is_dir() else place
+    return None
 
 
 def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: float = 30) -> Path:
@@ -46,9 +113,16 @@ def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: floa
     A file already there with the wrong checksum is moved aside to `<name>.corrupt` (or
     `.corrupt.1`, `.corrupt.2`… so an earlier one is never overwritten; never used, never deleted)
     and a fresh copy is fetched. A download lands in a temporary file first and is moved into
-    place only after its checksum matches. Folders that cannot be written give a CorpusError.
+    place only after its checksum matches. Anything that is not a regular file, a file where the
+    folder should be, and folders that cannot be read or written give a CorpusError naming the problem.
     """
     path = Path(path)
+    blocking = file_in_the_way(path.parent)
+    if blocking is not None:
+        raise CorpusError(
+            f"{blocking} is a file, but the corpus goes in a folder of that name: rename or move that file, "
+            "then run this cell again."
+        )
     try:
         if path.exists():
             if is_verified(path):
@@ -112,7 +186,7 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
     path = Path(path)
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            payload = response.read()
+            payload = response.read(CORPUS_BYTES + 1)  # one byte more than the corpus is enough to reject it
     except (urllib.error.URLError, OSError, ValueError) as err:
         raise CorpusError(
             f"The corpus is not at {path} and could not be downloaded ({err}).\n"

@@ -61,12 +61,22 @@ def tick_labels(labels, n: int) -> list[str]:
 
 def to_matrix(wei) -> torch.Tensor:
     """One (T, S) float matrix on the CPU from a tensor on any device, an array or nested lists."""
-    m = torch.as_tensor(wei).detach().to("cpu", torch.float32)
+    try:
+        m = torch.as_tensor(wei).detach().to("cpu", torch.float32)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(
+            f"show_wei draws a matrix of numbers, not a {type(wei).__name__}: pass a tensor, an array or nested lists."
+        ) from None
     while m.dim() > 2 and m.shape[0] == 1:
         m = m[0]
     if m.dim() != 2:
         raise ValueError(
             f"show_wei draws one (T, T) matrix, got shape {tuple(m.shape)}: pass one sequence, e.g. wei[0]."
+        )
+    if m.numel() == 0:
+        raise ValueError(
+            f"show_wei got an empty matrix, of shape {tuple(m.shape)}: pass wei for at least one position, e.g. "
+            "the weights of a word of one character or more."
         )
     return m
 
@@ -254,6 +264,13 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     Score panels share one colour scale (± the largest finite score of any of them); weight
     panels share the fixed 0–1 scale. `size` is each panel's side in inches (chosen to fit by default).
     """
+    if not isinstance(panels, (list, tuple)) or not panels or not all(
+        isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels
+    ):
+        raise ValueError(
+            "show_wei_stages draws a list of panels, each a (wei, stage) pair, e.g. [(scores, 'raw'), (wei, "
+            "'softmax')]; to draw one matrix alone, use show_wei(wei)."
+        )
     matrices = [to_matrix(wei) for wei, *_ in panels]
     is_weights = [stage_info(stage)[1] for _, stage, *_ in panels]
     bound = symmetric_bound([m for m, weights in zip(matrices, is_weights, strict=True) if not weights])

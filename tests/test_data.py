@@ -2,6 +2,8 @@
 
 import hashlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ from helpers.data import (
     train_val_split,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 OFFLINE_URL = "http://127.0.0.1:9/tinyshakespeare.txt"  # nothing listens on port 9: the request fails at once
 
 
@@ -254,12 +257,160 @@ def test_a_corrupt_file_in_a_read_only_folder_gives_advice_not_a_traceback(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tinyshakespeare.txt"]
 
 
-def test_an_unreadable_corpus_gives_advice_not_a_traceback(tmp_path, monkeypatch):
+# ---------------------------------------------------------------------------------------------
+# Whatever stands where the corpus should be: one sentence naming it, nothing read beyond the
+# corpus's size, nothing waited on
+
+
+def ensure_corpus_in_a_fresh_python(target: Path) -> str:
+    """ensure_corpus(target) offline in a child Python held to 2 GB of memory and 60 s, so that a check
+    which reads endlessly or waits fails this test instead of filling the machine or hanging it;
+    returns the CorpusError's message."""
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "from helpers.data import CorpusError, ensure_corpus\n"
+        "try:\n"
+        f"    ensure_corpus(sys.argv[1], url={OFFLINE_URL!r})\n"
+        "except CorpusError as err:\n"
+        "    print(err)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(target)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path):
+    target = tmp_path / "tinyshakespeare.txt"
+    target.symlink_to("/dev/zero")
+    message = ensure_corpus_in_a_fresh_python(target)
+    assert message == (
+        f"{target} is a link to /dev/zero, which is a device, not the corpus file: move it out of the way (rename "
+        "it, or delete it if you do not need it), then run this cell again to download the corpus there."
+    )
+    assert target.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["tinyshakespeare.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_is_refused_without_waiting_on_it(tmp_path):
+    target = tmp_path / "tinyshakespeare.txt"
+    os.mkfifo(target)
+    message = ensure_corpus_in_a_fresh_python(target)
+    assert message.startswith(f"{target} is a named pipe (FIFO), not the corpus file: move it out of the way")
+
+
+def test_a_folder_where_the_corpus_should_be_is_named(tmp_path):
+    target = tmp_path / "tinyshakespeare.txt"
+    (target / "notes").mkdir(parents=True)
+    with pytest.raises(CorpusError, match="is a folder, not the corpus file: move it out of the way") as err:
+        ensure_corpus(target, url=OFFLINE_URL)
+    assert "permissions" not in str(err.value) and "\n" not in str(err.value)
+    assert (target / "notes").is_dir()  # left as it was
+
+
+def test_a_file_where_the_data_folder_should_be_is_named(tmp_path):
+    (tmp_path / "data").write_text("not a folder")
+    target = tmp_path / "data" / "tinyshakespeare.txt"
+    with pytest.raises(CorpusError) as err:
+        ensure_corpus(target, url=OFFLINE_URL)
+    assert str(err.value) == (
+        f"{tmp_path / 'data'} is a file, but the corpus goes in a folder of that name: rename or move that file, "
+        "then run this cell again."
+    )
+    assert (tmp_path / "data").read_text() == "not a folder"
+
+
+def test_an_unreadable_corpus_names_the_file_not_the_folder(tmp_path, monkeypatch):
+    # The tests may run as root, whom no permission bit stops: make opening the file fail as it would for a
+    # mode-000 file (the next test does it with chmod where it can).
     target = tmp_path / "tinyshakespeare.txt"
     target.write_bytes(b"junk")
-    monkeypatch.setattr(data, "sha256_of", deny)
-    with pytest.raises(CorpusError, match="could not be checked"):
+    real_open = os.open
+
+    def denied_for_the_corpus(path, *args, **kwargs):
+        if Path(path) == target:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(data.os, "open", denied_for_the_corpus)
+    with pytest.raises(CorpusError) as err:
         ensure_corpus(target, url=OFFLINE_URL)
+    assert str(err.value) == (
+        f"{target} cannot be read (Permission denied): give yourself permission to read it "
+        f"(e.g. `chmod u+r {target}`), then run this cell again."
+    )
+    assert target.read_bytes() == b"junk"
+
+
+def test_a_mode_000_corpus_names_the_file(tmp_path):
+    # Root (or a process allowed to override permissions) reads it anyway; as root, run this test under
+    # `setpriv --bounding-set=-dac_override,-dac_read_search` to take that power away.
+    target = tmp_path / "tinyshakespeare.txt"
+    target.write_bytes(b"junk")
+    target.chmod(0)
+    try:
+        try:
+            target.open("rb").close()
+        except PermissionError:
+            pass
+        else:
+            pytest.skip("this process may read a mode-000 file")
+        with pytest.raises(CorpusError, match="cannot be read .*chmod u\\+r"):
+            ensure_corpus(target, url=OFFLINE_URL)
+    finally:
+        target.chmod(0o644)
+
+
+def test_the_check_hashes_in_chunks_and_never_reads_past_the_corpus_size(tmp_path, corpus_bytes, monkeypatch):
+    hashed = []
+    real_sha256 = hashlib.sha256
+
+    class CountingHash:
+        def __init__(self):
+            self.inner = real_sha256()
+
+        def update(self, chunk):
+            hashed.append(len(chunk))
+            self.inner.update(chunk)
+
+        def hexdigest(self):
+            return self.inner.hexdigest()
+
+    monkeypatch.setattr(data.hashlib, "sha256", CountingHash)
+    good = tmp_path / "good.txt"
+    good.write_bytes(corpus_bytes)
+    assert data.is_verified(good)
+    assert len(hashed) > 1 and sum(hashed) == data.CORPUS_BYTES == len(corpus_bytes)
+    hashed.clear()
+    longer = tmp_path / "longer.txt"
+    longer.write_bytes(corpus_bytes + b"x" * 10_000_000)
+    assert not data.is_verified(longer) and hashed == []  # the wrong size is enough: nothing is read
+
+
+def test_a_download_reads_no_more_than_one_byte_past_the_corpus(tmp_path, monkeypatch):
+    asked = []
+
+    class EndlessResponse:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self, n=-1):
+            asked.append(n)
+            return b"x" * n if n >= 0 else b""
+
+    monkeypatch.setattr(data.urllib.request, "urlopen", lambda url, timeout: EndlessResponse())
+    with pytest.raises(CorpusError, match="SHA-256"):
+        ensure_corpus(tmp_path / "tinyshakespeare.txt", url="http://mirror.invalid/tinyshakespeare.txt")
+    assert asked == [data.CORPUS_BYTES + 1]
+
+
+def test_corpus_errors_show_without_a_traceback_in_jupyter():
+    assert CorpusError("the corpus is missing")._render_traceback_() == ["CorpusError: the corpus is missing"]
 
 
 @pytest.mark.parametrize("broken", ["mkstemp", "replace"])

@@ -17,7 +17,22 @@ import pytest
 import torch
 
 import helpers.exercises  # noqa: F401  (importing the package declares every exercise)
-from helpers.exercises.core import EXERCISES, HARD_CODED, Exercise, Mistake, check, declare, fmt, fresh, judge
+from helpers.exercises.core import (
+    EXERCISES,
+    HARD_CODED,
+    LOW_PRECISION,
+    ONE_SEQUENCE,
+    SHOWN_LINES,
+    Exercise,
+    Mistake,
+    check,
+    declare,
+    fmt,
+    fmt_apart,
+    fresh,
+    judge,
+    size_of,
+)
 from helpers.exercises.explain import explain_weights
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -452,3 +467,280 @@ def test_an_answer_that_builds_its_mask_on_the_gpu_is_told_why_it_fails():
 
     feedback = check("masked_softmax_weights", copied_from_the_lesson)
     assert feedback.passed is False and "device=scores.device" in feedback.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 17: the real reason, never "hard-coded" in its place
+
+
+def attend_with_dot_T(x, w_q, w_k, w_v):
+    """A head written for one sequence: k.T reverses every dimension of a batch."""
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = (q @ k.T).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+FOR_ONE_SEQUENCE = [  # the issue's examples, verbatim where it gives them
+    ("scaled_scores", lambda q, k: q @ k.T * k.shape[-1] ** -0.5),
+    ("scaled_scores", lambda q, k: q @ k.t() * k.shape[-1] ** -0.5),
+    ("scaled_scores", lambda q, k: torch.mm(q, k.T) * k.shape[-1] ** -0.5),
+    ("scaled_scores", lambda q, k: torch.einsum("td,sd->ts", q, k) * k.shape[-1] ** -0.5),
+    ("attention_scores", lambda q, k: q @ k.T),
+    ("attend", attend_with_dot_T),
+]
+
+
+@pytest.mark.filterwarnings("ignore:The use of `x.T`")
+@pytest.mark.parametrize("name, fn", FOR_ONE_SEQUENCE, ids=["k.T", "k.t()", "torch.mm", "2-D einsum", "scores k.T",
+                                                          "attend k.T"])
+def test_a_step_written_for_one_matrix_gets_the_lessons_transpose_diagnosis(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and feedback.mistake == ONE_SEQUENCE, feedback.message
+    assert "transpose(-2, -1)" in feedback.message and ".T reverses every dimension" in feedback.message
+    assert "hard-code" not in feedback.message
+
+
+def first_case_only(exercise: Exercise, then):
+    """A learner function right for the first case, then `then(right_answer)` for every later call."""
+    calls = []
+
+    def learner(*args):
+        calls.append(1)
+        right = solution(exercise)(*args)
+        return right if len(calls) == 1 else then(right)
+
+    return learner
+
+
+def raise_value_error(right):
+    raise ValueError("my own words")
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_a_raise_in_a_later_case_only_is_told_with_its_own_text_and_input(exercise):
+    feedback = check(exercise.name, first_case_only(exercise, raise_value_error))
+    assert feedback.passed is False and feedback.mistake is None, feedback.message
+    later = size_of(exercise, exercise.cases[1])
+    assert feedback.message.startswith(f"for {later} ({size_of(exercise, exercise.cases[0])} was right), ")
+    assert "raised ValueError: my own words." in feedback.message and "hard-code" not in feedback.message
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_a_nan_in_a_later_case_only_is_told_as_nan_with_its_input(exercise):
+    def nan_in_last_row(right):
+        right = right.clone()
+        right[..., -1, :] = float("nan")
+        return right
+
+    feedback = check(exercise.name, first_case_only(exercise, nan_in_last_row))
+    assert feedback.passed is False and feedback.mistake is None, feedback.message
+    assert feedback.message.startswith(f"for {size_of(exercise, exercise.cases[1])} (")
+    assert "nan" in feedback.message.lower() and "hard-code" not in feedback.message
+
+
+def test_a_later_nan_keeps_the_lessons_nan_explanation():
+    def nan_for_seven(T):
+        tril = torch.tril(torch.ones(T, T))
+        return tril / tril.sum(1, keepdim=True) * (float("nan") if T == 7 else 1.0)
+
+    feedback = check("causal_average_weights", nan_for_seven)
+    assert feedback.message.startswith("for T = 7 (T = 4 was right), row 0 contains NaN"), feedback.message
+
+
+def test_a_mask_sized_for_the_first_case_is_told_its_own_size_clash():
+    def mask_of_five(scores):
+        return torch.softmax(scores.masked_fill(torch.ones(5, 5).triu(1) == 1, float("-inf")), dim=-1)
+
+    feedback = check("masked_softmax_weights", mask_of_five)
+    assert feedback.passed is False, feedback.message
+    assert "for a (7, 7) input (a (5, 5) input was right), `mask_of_five` raised RuntimeError" in feedback.message
+    assert "must match the size of tensor b (7)" in feedback.message and "hard-code" not in feedback.message
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_an_answer_sized_for_the_first_case_is_still_hard_coded(exercise):
+    first_shape = answer(exercise, 0).shape
+    feedback = check(exercise.name, first_case_only(exercise, lambda right: torch.zeros(first_shape)))
+    assert feedback.mistake == HARD_CODED and "hard-code a size" in feedback.message, feedback.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Right answers written by hand, and the −∞ rule
+
+
+def exp_over_row_sum(scores):
+    """Softmax by hand, as notebook 03's four steps show it, without subtracting the row's largest score."""
+    e = scores.masked_fill(torch.ones_like(scores).triu(1) == 1, float("-inf")).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def softmax_zero_future_renormalise(scores):
+    w = torch.softmax(scores, dim=-1) * torch.tril(torch.ones_like(scores))
+    return w / w.sum(-1, keepdim=True)
+
+
+@pytest.mark.parametrize("fn", [exp_over_row_sum, softmax_zero_future_renormalise])
+def test_a_numerically_naive_masked_softmax_is_told_what_underflows(fn):
+    feedback = check("masked_softmax_weights", fn)
+    assert feedback.passed is False and "hard-code" not in feedback.message, feedback.message
+    assert feedback.message.startswith("for a (7, 7) input (a (5, 5) input was right), row 2 contains NaN")
+    assert "e^x rounds to 0" in feedback.message and "subtracts each row's largest score" in feedback.message
+
+
+def test_a_masked_softmax_by_hand_with_the_max_shift_passes():
+    def shifted(scores):
+        masked = scores.masked_fill(torch.ones_like(scores).triu(1) == 1, float("-inf"))
+        e = (masked - masked.max(-1, keepdim=True).values).exp()
+        return e / e.sum(-1, keepdim=True)
+
+    assert check("masked_softmax_weights", shifted).passed is True
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("running_average", lambda x: x.cumsum(0) / torch.arange(1, len(x) + 1)[:, None]),
+        ("causal_average_weights", lambda T: torch.tril(torch.ones(T, T)) / torch.arange(1.0, T + 1)[:, None]),
+        ("standardise_rows", lambda x: (x - x.mean(-1, keepdim=True))
+         / ((x**2).mean(-1, keepdim=True) - x.mean(-1, keepdim=True) ** 2 + 1e-5).sqrt()),
+        ("scaled_scores", lambda q, k: (q / k.shape[-1] ** 0.5) @ k.transpose(-2, -1)),
+        ("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[-2]]),
+    ],
+    ids=["cumsum", "tril over counts", "E[x²] − E[x]²", "scale q first", "slice by shape[-2]"],
+)
+def test_other_right_answers_written_another_way_pass(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is True, feedback.message
+
+
+@pytest.mark.parametrize("value", [-1e9, -1e30, torch.finfo(torch.float32).min])
+def test_every_finite_mask_fails_the_minus_infinity_exercise_and_is_told_why(value):
+    def finite(scores):
+        return torch.softmax(scores.masked_fill(torch.ones_like(scores).triu(1) == 1, value), dim=-1)
+
+    feedback = check("masked_softmax_weights", finite)
+    assert feedback.passed is False and feedback.mistake == "finite_mask", feedback.message
+    assert "exactly 0 whatever the scores" in feedback.message and "−3.4e38" in feedback.message
+
+
+# ---------------------------------------------------------------------------------------------
+# One rule for half precision; numbers printed apart
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_an_answer_in_half_precision_is_told_to_compute_in_float32(exercise, dtype):
+    feedback = check(exercise.name, lambda *args: solution(exercise)(*args).to(dtype))
+    assert feedback.passed is False and feedback.mistake == LOW_PRECISION, feedback.message
+    assert f"your result is in {dtype}" in feedback.message and "compute in float32" in feedback.message
+
+
+SAID_EQUAL = [
+    r"is (\S+) where the reference has (\S+);",
+    r"sums to (\S+): did you normalise by row, so that each row sums to (1)\?",
+    r"has variance (\S+); after standardising by row every row's variance is (1)\.",
+]
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_numbers_that_differ_are_never_printed_alike(exercise):
+    def a_hair_off(*args):
+        return solution(exercise)(*args) * (1 + 3e-4) + 3e-4 * (1 - exercise.exact_zero(*args).float()
+                                                                 if exercise.exact_zero else 1)
+
+    feedback = check(exercise.name, a_hair_off)
+    assert feedback.passed is False, feedback.message
+    for pattern in SAID_EQUAL:
+        for pair in re.findall(pattern, feedback.message):
+            assert pair[0] != pair[1], feedback.message
+
+
+@pytest.mark.parametrize(
+    "a, b, shown",
+    [(-1.3398, -1.3416, ("-1.34", "-1.34")), (1.00003, 1.0, ("1", "1")), (0.25, 0.5, ("0.25", "0.5"))],
+)
+def test_fmt_apart_adds_digits_only_where_fmt_would_print_two_numbers_alike(a, b, shown):
+    assert (fmt(a), fmt(b)) == shown
+    yours, other = fmt_apart(a, b)
+    assert yours != other and float(yours) != float(other)
+    assert abs(float(yours) - a) <= 0.01 * abs(a) and abs(float(other) - b) <= 0.01 * abs(b)
+    if shown[0] != shown[1]:
+        assert (yours, other) == shown
+
+
+def test_the_issues_float16_standardise_message_no_longer_contradicts_itself():
+    def in_half_then_back(x):
+        h = x.half()
+        return ((h - h.mean(-1, keepdim=True)) / (h.var(-1, unbiased=False, keepdim=True) + 1e-5).sqrt()).float()
+
+    feedback = check("standardise_rows", in_half_then_back)
+    said = re.search(r"is (\S+) where the reference has (\S+);", feedback.message)
+    assert said and said[1] != said[2], feedback.message
+
+
+# ---------------------------------------------------------------------------------------------
+# attend's diagnoses, and whatever else a learner may do
+
+
+def attend_parts(x, w_q, w_k, w_v):
+    T = x.shape[-2]
+    wei = ((x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1), x @ w_v.T
+
+
+def attend_returning_wei(x, w_q, w_k, w_v):
+    wei, v = attend_parts(x, w_q, w_k, w_v)
+    return wei
+
+
+def attend_returning_both(x, w_q, w_k, w_v):
+    wei, v = attend_parts(x, w_q, w_k, w_v)
+    out = wei @ v
+    return out, wei
+
+
+def test_attend_returning_wei_alone_is_not_told_it_blended_x():
+    feedback = check("attend", attend_returning_wei)
+    assert feedback.mistake == "returned_wei" and "blended x" not in feedback.message, feedback.message
+
+
+def test_attends_cases_tell_wei_from_wei_at_x():
+    for inputs in EXERCISES["attend"].cases[:1]:
+        x, w_q, w_k, _ = inputs
+        wei, _ = attend_parts(*inputs)
+        assert wei.shape != (wei @ x).shape or not torch.allclose(wei, wei @ x)
+
+
+def test_attend_returning_out_and_wei_is_told_to_return_only_out():
+    feedback = check("attend", attend_returning_both)
+    assert feedback.passed is False, feedback.message
+    assert "return only `out`" in feedback.message and "torch.stack" not in feedback.message
+
+
+def test_a_learners_system_exit_never_leaves_check():
+    def quits(*args):
+        raise SystemExit(1)
+
+    feedback = check("scaled_scores", quits)
+    assert feedback.passed is False and "SystemExit" in feedback.message and "return your answer" in feedback.message
+
+
+def test_a_flood_of_prints_is_cut_short(capsys):
+    def chatty(q, k):
+        for i in range(1000):
+            print("debug", i)
+        return q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+
+    assert check("scaled_scores", chatty).passed is True
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[: SHOWN_LINES] == [f"debug {i}" for i in range(SHOWN_LINES)]
+    more = 2 * 1000 - SHOWN_LINES  # two cases, a thousand lines each
+    assert shown[SHOWN_LINES:] == [f"… and {more:,} more lines printed by your function, not shown here."]
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+def test_a_nested_tensor_gets_a_sentence():
+    feedback = check("scaled_scores", lambda q, k: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]))
+    assert feedback.passed is False and "nested tensor" in feedback.message
+    assert "could not judge" not in feedback.message and one_plain_sentence(feedback.message)

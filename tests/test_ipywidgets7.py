@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.install_aside import install_aside
+
 ROOT = Path(__file__).resolve().parent.parent
 COLAB_WIDGETS = ["ipywidgets==7.7.1", "widgetsnbextension==3.6.*", "jupyterlab_widgets==1.1.*", "ipython_genutils"]
 
@@ -19,18 +21,7 @@ COLAB_WIDGETS = ["ipywidgets==7.7.1", "widgetsnbextension==3.6.*", "jupyterlab_w
 @pytest.fixture(scope="module")
 def widgets7(tmp_path_factory) -> Path:
     """A folder holding ipywidgets 7.7.1 (and what it needs beyond our environment)."""
-    target = tmp_path_factory.mktemp("ipywidgets7")
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check",
-         "--target", str(target), *COLAB_WIDGETS],
-        capture_output=True, text=True, timeout=300,
-    )
-    if install.returncode != 0:
-        message = f"could not install ipywidgets 7.7.1 (is the package index reachable?): {install.stderr[-500:]}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return target
+    return install_aside(tmp_path_factory.mktemp("ipywidgets7"), COLAB_WIDGETS, "ipywidgets 7.7.1")
 
 
 def run_with(widgets: Path, *args: str) -> subprocess.CompletedProcess:

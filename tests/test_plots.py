@@ -207,6 +207,13 @@ def test_minus_zero_is_written_as_zero():
         (lambda: show_wei(torch.eye(2), stage="final"), "Unknown stage"),
         (lambda: show_wei_stages([(torch.eye(2), "final")]), "Unknown stage 'final'"),
         (lambda: show_wei(torch.eye(3), labels="ab"), "3×3 but got 2 row labels"),
+        (lambda: show_wei(torch.zeros(0, 0)), r"empty matrix, of shape \(0, 0\): pass wei for at least one position"),
+        (lambda: show_wei(torch.zeros(3, 0)), r"empty matrix, of shape \(3, 0\)"),
+        (lambda: show_wei(None), "not a NoneType: pass a tensor, an array or nested lists"),
+        (lambda: show_wei_stages([]), r"a list of panels, each a \(wei, stage\) pair"),
+        (lambda: show_wei_stages(torch.eye(3)), r"to draw one matrix alone, use show_wei\(wei\)"),
+        (lambda: show_wei_stages([torch.eye(3)]), r"each a \(wei, stage\) pair"),
+        (lambda: show_wei_stages([(torch.zeros(0, 0), "raw")]), "empty matrix"),
     ],
 )
 def test_bad_input_gets_a_clear_message(call, message):

@@ -7,11 +7,15 @@ hint for each. The learner's notebook cell calls `check("name", their_function)`
 is one plain sentence, whatever they hand over.
 """
 
+import ast
+import contextlib
 import copy
 import dataclasses
 import inspect
+import io
 import math
 import sys
+import textwrap
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,6 +24,10 @@ import torch
 EXERCISES: dict[str, "Exercise"] = {}  # name → declaration, filled in by declare()
 
 HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right for one size only
+LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
+ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right per sequence, wrong for a batch
+SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
+SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 
 
 @dataclass
@@ -116,8 +124,8 @@ def check(name: str, fn) -> Feedback:
             known = ", ".join(repr(n) for n in sorted(EXERCISES)) or "none loaded"
             return Feedback(False, f"there is no exercise called {name!r}: use one of {known}.")
         return judge(exercise, fn)
-    except Exception as err:  # last line of defence: the checker itself must never crash a notebook
-        return Feedback(False, f"the checker could not judge this answer ({type(err).__name__}: {err}).")
+    except (Exception, SystemExit) as err:  # last line of defence: the checker itself must never crash a notebook
+        return Feedback(False, f"the checker could not judge this answer ({type(err).__name__}: {first_line(err)}).")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +133,10 @@ def check(name: str, fn) -> Feedback:
 
 
 def judge(exercise: Exercise, fn) -> Feedback:
-    """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong."""
+    """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong.
+
+    What `fn` prints is held back while it runs and shown afterwards, SHOWN_LINES lines at most.
+    """
     if not callable(fn):
         what = "None" if fn is None else f"a {type(fn).__name__}"
         return Feedback(
@@ -135,8 +146,18 @@ def judge(exercise: Exercise, fn) -> Feedback:
     wrong_arity = arity_problem(exercise, fn, label)
     if wrong_arity:
         return Feedback(False, wrong_arity)
+    printed = CappedOutput()
+    try:
+        with contextlib.redirect_stdout(printed):
+            return judge_cases(exercise, fn, label)
+    finally:
+        printed.show()
+
+
+def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
+    """The verdict on every case, told by the first case that fails (or a pass)."""
     changed_input = False
-    passed, failures = [], []  # case numbers that passed; (case number, Feedback) of those that did not
+    failures = []  # (case number, Feedback, the tensor fn returned or None) of each case it got wrong
     shapes = []  # the shapes of the tensors it returned
     for number, inputs in enumerate(exercise.cases):
         given = fresh(inputs)
@@ -144,19 +165,20 @@ def judge(exercise: Exercise, fn) -> Feedback:
             got = fn(*given)
         except NotImplementedError:
             return Feedback(None, f"fill in `{label}` above, then run this cell again.")
-        except Exception as err:
-            failures.append((number, explain_raise(exercise, inputs, err, label)))
+        except (Exception, SystemExit) as err:
+            failures.append((number, explain_raise(exercise, inputs, err, label), None))
             continue
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
-        if isinstance(got, torch.Tensor):
-            shapes.append(tuple(got.shape))
+        problem = not_a_tensor_like(got, answer(exercise, inputs), fn, label)
+        if problem:
+            failures.append((number, Feedback(False, problem), None))
+            continue
+        shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got)
-        if verdict is None:
-            passed.append(number)
-        else:
-            failures.append((number, verdict))
+        if verdict is not None:
+            failures.append((number, verdict, got))
     note = (
         " Note: your function changed its input in place; it is safer to leave the input alone."
         if changed_input
@@ -165,17 +187,40 @@ def judge(exercise: Exercise, fn) -> Feedback:
     if not failures:
         sizes = " and ".join(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
-    number, first = failures[0]
-    if first.mistake is None and (passed or one_shape_for_all(exercise, shapes)):
-        first = hard_coded(exercise, passed, number, shapes)
+    number, first, got = failures[0]
+    if first.mistake is None:
+        first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     return Feedback(first.passed, first.message + note, first.mistake)
 
 
-def hard_coded(exercise: Exercise, passed: list, failed: int, shapes: list) -> Feedback:
+def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:
+    """A first failure that no named mistake explains: a size carried over from an earlier case, a batch
+    handled as one sequence, or else the case's own reason, naming its input when an earlier one was right."""
+    if replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes):
+        return hard_coded(exercise, number, shapes)
+    inputs = exercise.cases[number]
+    if right_one_sequence_at_a_time(exercise, fn, inputs):
+        batch = tuple(inputs[0].shape)
+        return Feedback(
+            False,
+            f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
+            "input: .T reverses every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix "
+            "only (len(x) counts the batch, not the positions). Swap just the last two dimensions with "
+            "transpose(-2, -1), which keeps the batch where it is, and count sizes from the end (x.shape[-2]).",
+            ONE_SEQUENCE,
+        )
+    if number == 0:
+        return verdict
+    right = " and ".join(size_of(exercise, earlier) for earlier in exercise.cases[:number])
+    were = "was" if number == 1 else "were"
+    return Feedback(False, f"for {size_of(exercise, inputs)} ({right} {were} right), {verdict.message}")
+
+
+def hard_coded(exercise: Exercise, failed: int, shapes: list) -> Feedback:
     """The feedback for an answer that cannot follow the size of its input."""
     wrong = size_of(exercise, exercise.cases[failed])
-    if passed:
-        what = f"right for {size_of(exercise, exercise.cases[passed[0]])} but wrong for {wrong}"
+    if failed:
+        what = f"right for {size_of(exercise, exercise.cases[0])} but wrong for {wrong}"
     else:
         what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
     return Feedback(
@@ -186,20 +231,58 @@ def hard_coded(exercise: Exercise, passed: list, failed: int, shapes: list) -> F
     )
 
 
+def replays_earlier(exercise: Exercise, number: int, got) -> bool:
+    """Whether `got`, the answer to case `number`, is an earlier case's answer or has its shape (where the
+    shapes of the two answers differ): what an answer remembered, or sized for that case, gives."""
+    if got is None or number == 0:
+        return False
+    expected = answer(exercise, exercise.cases[number])
+    for earlier in exercise.cases[:number]:
+        before = answer(exercise, earlier)
+        sized_like_it = got.shape == before.shape != expected.shape
+        if sized_like_it or (got.shape == before.shape and close(as_float(got), before, exercise.atol)):
+            return True
+    return False
+
+
 def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
     """Whether the learner returned one shape for every case although the answers' shapes differ."""
     if len(shapes) != len(exercise.cases) or len(set(shapes)) != 1:
         return False
-    expected = {tuple(exercise.reference(*fresh(inputs)).shape) for inputs in exercise.cases}
-    return len(expected) > 1
+    return len({tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}) > 1
 
 
-def judge_case(exercise: Exercise, inputs: tuple, got) -> Feedback | None:
-    """None when `got` is right for this case; otherwise the Feedback that says why not."""
-    expected = as_float(exercise.reference(*fresh(inputs)))
-    problem = not_a_tensor_like(got)
-    if problem:
-        return Feedback(False, problem)
+def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
+    """Whether `fn`, wrong for a batched case (first input of 3 or more dimensions), is right for each of
+    its sequences alone: every input with as many dimensions as the first is cut along the batch."""
+    first = inputs[0]
+    if not isinstance(first, torch.Tensor) or first.dim() < 3:
+        return False
+    expected = answer(exercise, inputs)
+    for b in range(first.shape[0]):
+        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.dim() == first.dim() else x for x in fresh(inputs))
+        try:
+            got = fn(*one)
+        except (Exception, SystemExit):
+            return False
+        if not isinstance(got, torch.Tensor) or not_a_tensor_like(got) or got.shape != expected[b].shape:
+            return False
+        if not close(as_float(got), expected[b], exercise.atol):
+            return False
+    return True
+
+
+def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
+    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not."""
+    if got.dtype in SIGNIFICANT_DIGITS:
+        return Feedback(
+            False,
+            f"your result is in {got.dtype}, which keeps only about {SIGNIFICANT_DIGITS[got.dtype]} significant "
+            "digits, too few to tell a right answer from a wrong one: compute in float32, as the lesson does "
+            "(leave out .half(), .bfloat16() and autocast).",
+            LOW_PRECISION,
+        )
+    expected = answer(exercise, inputs)
     got = as_float(got)
     if got.shape != expected.shape:
         wrong_shape = f"your result has shape {tuple(got.shape)}, but it should be {tuple(expected.shape)}."
@@ -220,10 +303,10 @@ def judge_case(exercise: Exercise, inputs: tuple, got) -> Feedback | None:
             exercise.exact_zero_name,
         )
     hint = exercise.explain(got, expected, inputs) if exercise.explain else None
-    return Feedback(False, hint or explain_difference(got, expected))
+    return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
 
 
-def explain_raise(exercise: Exercise, inputs: tuple, err: Exception, label: str) -> Feedback:
+def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str) -> Feedback:
     """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words."""
     for mistake in exercise.mistakes:
         try:
@@ -234,10 +317,12 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: Exception, label: str)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice_for(err)}")
 
 
-def advice_for(err: Exception) -> str:
-    """A hint for errors with a well-known cause: a size typed in, or a tensor made on another device."""
+def advice_for(err: BaseException) -> str:
+    """A hint for errors with a well-known cause: a size typed in, a tensor made on another device, an exit."""
     if isinstance(err, IndexError):
         return " Does your code assume a size? Take sizes from the input (.shape)."
+    if isinstance(err, SystemExit):
+        return " sys.exit() and exit() stop the whole program: return your answer instead."
     if "same device" in str(err):
         return (
             " The checker hands your function CPU tensors: make new tensors on the input's device, "
@@ -274,6 +359,30 @@ def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor):
         return None
     index = tuple(int(i) for i in bad[0])
     return index[-2:], float(got[index])
+
+
+class CappedOutput(io.StringIO):
+    """Stands in for sys.stdout while the learner's function runs: keeps its first SHOWN_LINES lines."""
+
+    def __init__(self):
+        super().__init__()
+        self.dropped = 0  # lines printed once SHOWN_LINES were kept
+
+    def write(self, text) -> int:
+        text = str(text)
+        if self.getvalue().count("\n") < SHOWN_LINES:
+            super().write(text)
+        else:
+            self.dropped += text.count("\n")
+        return len(text)
+
+    def show(self) -> None:
+        """Print the lines kept, and say how many more there were."""
+        lines = self.getvalue().splitlines(keepends=True)
+        dropped = self.dropped + max(0, len(lines) - SHOWN_LINES)
+        print("".join(lines[:SHOWN_LINES]), end="")
+        if dropped:
+            print(f"… and {dropped:,} more lines printed by your function, not shown here.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,18 +425,55 @@ def reference_parameters(exercise: Exercise, count: int) -> list[str]:
     return names if len(names) == count else [f"x{i + 1}" for i in range(count)]
 
 
-def not_a_tensor_like(got) -> str | None:
-    """A sentence saying why `got` cannot be compared with a tensor answer, or None."""
+def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label: str = "") -> str | None:
+    """A sentence saying why `got` cannot be compared with the tensor answer `expected`, or None."""
     if not isinstance(got, torch.Tensor):
         kind = type(got).__name__
         if isinstance(got, (list, tuple)):
+            held = answer_inside(got, expected)
+            if held is not None:
+                name = returned_name(fn, held)
+                which = ("the first", "the second")[held] if held < 2 else f"item {held}"
+                what = f"`{name}`" if name else "that tensor"
+                return (
+                    f"`{label}` returns {len(got)} things (a {kind}), and {which}{f', {what},' if name else ''} is "
+                    f"the right answer: return only {what}."
+                )
             return f"return a tensor, not a {kind}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
         return f"return a tensor (like torch.tensor(...)), not a {kind}."
+    if got.is_nested:
+        return "return one ordinary tensor, not a nested tensor: build the whole result in one piece (no torch.nested)."
     if got.is_meta:
         return "your tensor lives on the 'meta' device and holds no numbers: build it from the real input."
     if got.is_complex() or got.dtype == torch.bool:
         return f"return a tensor of real numbers, not of dtype {got.dtype}."
     return None
+
+
+def answer_inside(items, expected: torch.Tensor | None) -> int | None:
+    """The position of the first item in `items` that is the right answer, or None."""
+    for i, item in enumerate(items):
+        if expected is not None and isinstance(item, torch.Tensor) and not not_a_tensor_like(item):
+            if item.shape == expected.shape and close(as_float(item), expected, 1e-4):
+                return i
+    return None
+
+
+def returned_name(fn, index: int) -> str | None:
+    """The expression at `index` of the tuple that `fn`'s source returns (e.g. "out" in `return out, wei`)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and index < len(node.value.elts):
+            return ast.unparse(node.value.elts[index])
+    return None
+
+
+def answer(exercise: Exercise, inputs: tuple) -> torch.Tensor:
+    """The reference's answer for one case, as a float64 tensor on the CPU."""
+    return as_float(exercise.reference(*fresh(inputs)))
 
 
 def as_float(t: torch.Tensor) -> torch.Tensor:
@@ -351,14 +497,15 @@ def same_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor, wrong: torc
     return bool(torch.equal((got == 0) & where, (wrong == 0) & where))
 
 
-def explain_difference(got: torch.Tensor, expected: torch.Tensor) -> str:
-    """The generic hint: the first entry that differs, in words."""
-    differs = ~torch.isclose(got, expected, atol=1e-4, rtol=0, equal_nan=True)
+def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float = 1e-4) -> str:
+    """The generic hint: the first entry that differs, in words (with digits enough to show the difference)."""
+    differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
     index = tuple(int(i) for i in differs.nonzero()[0])
     where = f"entry {list(index)}" if len(index) != 1 else f"entry {index[0]}"
+    yours, reference = fmt_apart(got[index], expected[index])
     return (
-        f"the shape is right but {where} is {fmt(float(got[index]))} where the reference has "
-        f"{fmt(float(expected[index]))}; compare your steps with the lesson's."
+        f"the shape is right but {where} is {yours} where the reference has {reference}; compare your steps with "
+        "the lesson's."
     )
 
 
@@ -372,6 +519,15 @@ def fmt(value) -> str:
     if abs(value) < 0.005 or abs(value) >= 1e5:
         return f"{value:.2g}"
     return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def fmt_apart(value, other) -> tuple[str, str]:
+    """`value` and `other` printed by fmt, or with more significant digits where fmt would print them alike."""
+    value, other = float(value), float(other)
+    pair, digits = (fmt(value), fmt(other)), 3
+    while pair[0] == pair[1] and value != other and digits <= 17:
+        pair, digits = (f"{value:#.{digits}g}", f"{other:#.{digits}g}"), digits + 1
+    return pair
 
 
 def first_line(err: BaseException) -> str:

@@ -3,7 +3,7 @@
 import torch
 
 from ..attention import future_mask
-from .core import fmt
+from .core import fmt, fmt_apart
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
@@ -33,7 +33,7 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
     off = (sums - 1).abs() > 1e-4
     if off.any():
         row = int(off.nonzero()[0])
-        return f"row {row} sums to {fmt(sums[row])}: did you normalise by row, so that each row sums to 1?"
+        return f"row {row} sums to {fmt_apart(sums[row], 1)[0]}: did you normalise by row, so that each row sums to 1?"
     return None
 
 

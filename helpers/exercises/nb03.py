@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from ..attention import future_mask
-from .core import Exercise, Mistake, declare, fmt
+from .core import Exercise, Mistake, declare, fmt, fmt_apart
 from .explain import explain_weights
 
 # Scores for a 5-character chunk: mixed signs, and no row of the past sums to 0, so every named
@@ -18,13 +18,15 @@ SCORES = torch.tensor(
         [2.5, -1.0, 1.0, 0.5, 1.5],
     ]
 )
-# A second, larger chunk. Row 2's past scores are all about −1e12: only −∞ is below every score,
-# so a finite mask (−1e4, −1e9) hands that row's weight to the future.
+# A second, larger chunk. Row 2's past scores are the lowest float32 number, −3.4e38: only −∞ is
+# below every score, so any finite mask (−1e9, −1e30, even that lowest number) lets the future take
+# weight there; and e^x of them rounds to 0, so a softmax written without the max shift gives 0/0.
+LOWEST = torch.finfo(torch.float32).min
 SCORES_7 = torch.tensor(
     [
         [0.5, 2.0, -1.0, 1.5, 0.0, 3.0, -2.0],
         [-1.5, 1.0, 2.5, -0.5, 1.0, 0.5, 2.0],
-        [-1e12, -1e12, -1e12, 1.0, -2.0, 0.5, 1.5],
+        [LOWEST, LOWEST, LOWEST, 1.0, -2.0, 0.5, 1.5],
         [2.0, -3.0, 0.5, 1.0, -1.0, 2.5, 0.0],
         [0.0, 1.5, -2.0, 3.0, 0.5, -1.0, 1.0],
         [1.0, -0.5, 2.0, -1.5, 2.5, 0.5, -3.0],
@@ -59,6 +61,26 @@ def divide_by_sum(masked: torch.Tensor) -> torch.Tensor:
     return masked / masked.sum(-1, keepdim=True)
 
 
+EXP_LIMITS = (-103.0, 88.0)  # in float32, e^x rounds to 0 below about −104 and overflows to inf above about 88
+
+
+def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+    """A NaN row whose visible scores leave float32's range for e^x, in words; else the shared weight hints."""
+    scores = inputs[0].double()
+    visible_top = fill_future(scores, float("-inf")).max(-1).values  # each row's largest visible score
+    spread = visible_top - scores.max(-1).values.clamp(min=0)  # how far below the row's top (or 0) it lies
+    low, high = EXP_LIMITS
+    for row in torch.isnan(got).any(-1).nonzero().flatten().tolist():
+        if spread[row] < low or visible_top[row] > high:
+            way = "rounds to 0, so the row sums to 0 and 0/0" if spread[row] < low else "overflows, and inf/inf"
+            return (
+                f"row {row} contains NaN: its visible scores are about {fmt(visible_top[row])}, where e^x {way} is "
+                "NaN in float32. Mask the future with −∞ and use torch.softmax(..., dim=-1), which subtracts each "
+                "row's largest score first (shift invariance), so that score becomes e⁰ = 1 and the sum stays sound."
+            )
+    return explain_weights(got, expected, inputs)
+
+
 declare(
     Exercise(
         name="masked_softmax_weights",
@@ -68,7 +90,7 @@ declare(
         exact_zero_name="finite_mask",
         exact_zero_fix="fill the future with float('-inf') before the softmax, not a large negative number: "
         "e^−∞ is exactly 0.",
-        explain=explain_weights,
+        explain=explain_masked_weights,
         mistakes=(
             Mistake(
                 "forgot_mask",
@@ -130,9 +152,18 @@ declare(
             Mistake(
                 "finite_mask",
                 lambda scores: F.softmax(fill_future(scores, -1e4), dim=-1),
-                "right for ordinary scores, but a finite mask fails on very negative ones: row 2 of the 7 × 7 "
-                "scores is about −1e12, below your mask value, so its weight went to the future. Fill the future "
-                "with float('-inf'), which is below every possible score.",
+                "a finite mask works on ordinary scores, but not below them: row 2 of the 7 × 7 scores has past "
+                "scores of −3.4e38 (the lowest float32 number), below your mask, so the future took all of that "
+                "row's weight. This exercise asks for the mask that gives exactly 0 whatever the scores: fill the "
+                "future with float('-inf').",
+            ),
+            Mistake(
+                "finite_mask",
+                lambda scores: F.softmax(fill_future(scores, LOWEST), dim=-1),
+                "a finite mask works on ordinary scores, but not below them: row 2 of the 7 × 7 scores has past "
+                "scores equal to the lowest float32 number, −3.4e38 (torch.finfo(torch.float32).min, your mask), so "
+                "the future shares that row's weight equally with the past. This exercise asks for the mask that "
+                "gives exactly 0 whatever the scores: fill the future with float('-inf').",
             ),
         ),
     )
@@ -174,7 +205,10 @@ def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tupl
     var = got.var(-1, unbiased=False)
     if ((var - 1).abs() > 1e-3).any():
         row = int(((var - 1).abs() > 1e-3).nonzero()[0])
-        return f"row {row} has variance {fmt(var[row])}; after standardising by row every row's variance is 1."
+        return (
+            f"row {row} has variance {fmt_apart(var[row], 1)[0]}; after standardising by row every row's variance "
+            "is 1."
+        )
     return None
 
 

@@ -38,8 +38,16 @@ declare(
     Exercise(
         name="attend",
         reference=_attend,
-        cases=(HOU, _case(6, (6, 5), 4), _case(7, (2, 5, 4), 3)),
+        # The random (6, 5) case comes first: with hou's one-hot x = eye(3), wei @ x is wei itself, so
+        # returning wei and blending x could not be told apart there.
+        cases=(_case(6, (6, 5), 4), HOU, _case(7, (2, 5, 4), 3)),
         mistakes=(
+            Mistake(
+                "returned_wei",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k),
+                "you returned the weights wei, of shape (T, T): the head's output is what they blend, "
+                "wei @ v with v = x @ w_v.T, of shape (T, head_size).",
+            ),
             Mistake(
                 "blended_x",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k) @ x,
