@@ -35,6 +35,10 @@ class CorpusError(PlainError):
     """The corpus is missing and cannot be fetched, or its contents are wrong (shown without a traceback)."""
 
 
+class CorpusDownloadError(CorpusError):
+    """The corpus is not here and the download failed (no network, or the address does not answer)."""
+
+
 # What may stand where a file should be, by the test that recognises it
 NOT_FILES = (
     (stat.S_ISDIR, "a folder"),
@@ -188,7 +192,7 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
         with urllib.request.urlopen(url, timeout=timeout) as response:
             payload = response.read(CORPUS_BYTES + 1)  # one byte more than the corpus is enough to reject it
     except (urllib.error.URLError, OSError, ValueError) as err:
-        raise CorpusError(
+        raise CorpusDownloadError(
             f"The corpus is not at {path} and could not be downloaded ({err}).\n"
             f"Download it by hand from\n  {url}\nand save it as\n  {path}\n"
             "(or run `make data` on a machine with internet), then run this cell again."

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from helpers.data import CORPUS_PATH, CORPUS_URL, CorpusError, ensure_corpus  # noqa: E402
+from helpers.data import CORPUS_PATH, CORPUS_URL, CorpusDownloadError, CorpusError, ensure_corpus  # noqa: E402
 
 # Where the session-start check downloads the corpus from (a test points it at an address that cannot answer).
 CORPUS_URL_ENV = "COURSE_CORPUS_URL"
@@ -32,12 +32,25 @@ def pytest_cmdline_main(config):
     """Stop before anything runs, with one message, when the corpus is neither here nor downloadable (offline)."""
     if config.option.help or config.option.version:
         return None
-    url = os.environ.get(CORPUS_URL_ENV, CORPUS_URL)
-    try:
-        ensure_corpus(CORPUS_PATH, url=url, timeout=5)
-    except CorpusError:
-        print(no_corpus_message(url), file=sys.stderr)
+    problem = corpus_problem(CORPUS_PATH, os.environ.get(CORPUS_URL_ENV, CORPUS_URL))
+    if problem:
+        print(problem, file=sys.stderr)
         return NO_CORPUS_EXIT
+    return None
+
+
+def corpus_problem(path, url: str) -> str | None:
+    """None when a verified corpus is (or could be put) at `path`; else the one message that stops the tests.
+
+    A failed download gets the offline message; any other problem (a folder where the file should be, an
+    unreadable file) is named in the corpus check's own words.
+    """
+    try:
+        ensure_corpus(path, url=url, timeout=5)
+    except CorpusDownloadError:
+        return no_corpus_message(url)
+    except CorpusError as err:
+        return f"Cannot run the tests: {err}"
     return None
 
 

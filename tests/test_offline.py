@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from tests.conftest import CORPUS_URL_ENV, NO_CORPUS_EXIT, no_corpus_message
+from tests.conftest import CORPUS_URL_ENV, NO_CORPUS_EXIT, corpus_problem, no_corpus_message
 from tools.notebooks import ROOT
 
 # Nothing listens on the discard port of this machine, so a download from here fails at once, as offline.
@@ -34,3 +34,15 @@ def test_make_test_without_corpus_or_network_stops_with_one_message(tmp_path):
     assert "Traceback" not in output
     assert not (fresh / "data" / "tinyshakespeare.txt").exists()
     print(f"stopped after {seconds:.1f} s")  # the target is "within seconds"; not asserted
+
+
+def test_a_corpus_problem_other_than_a_failed_download_is_named_as_itself(tmp_path):
+    where = tmp_path / "tinyshakespeare.txt"
+    where.mkdir()  # a folder where the file should be: downloading would not help
+    problem = corpus_problem(where, UNREACHABLE)
+    assert problem.startswith("Cannot run the tests: ") and "is a folder, not the corpus file" in problem, problem
+    assert problem != no_corpus_message(UNREACHABLE)
+
+
+def test_a_failed_download_gets_the_offline_message(tmp_path):
+    assert corpus_problem(tmp_path / "tinyshakespeare.txt", UNREACHABLE) == no_corpus_message(UNREACHABLE)
