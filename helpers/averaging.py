@@ -12,11 +12,11 @@ import torch.nn.functional as F
 
 def average_loop(x):
     """Scheme one: the running average, with explicit Python loops."""
-    B, T, C = x.shape
+    B, T, C = x.shape  # B sequences of T positions, C channels each
     out = torch.zeros_like(x)
     for b in range(B):
         for t in range(T):
-            out[b, t] = x[b, : t + 1].mean(0)
+            out[b, t] = x[b, : t + 1].mean(0)  # rows 0…t of sequence b, averaged channel by channel
     return out
 
 

@@ -36,8 +36,8 @@ def source_diff(old_fn, new_fn) -> str:
     diff = difflib.unified_diff(
         function_body(old_fn),
         function_body(new_fn),
-        fromfile=old_fn.__name__,
-        tofile=new_fn.__name__,
+        fromfile=old_fn.__qualname__,
+        tofile=new_fn.__qualname__,
         lineterm="",
         n=10,
     )
@@ -110,8 +110,8 @@ def journey_display(steps) -> DiffDisplay:
     width = max(len(label) for _, label, _ in journey(steps))
     lines = [f"{mark} {label:<{width}}  {line}" for mark, label, line in journey(steps)]
     header = [
-        f"--- {first_label} {first_fn.__name__}{inspect.signature(first_fn)}",
-        f"+++ {last_label} {last_fn.__name__}{inspect.signature(last_fn)}",
+        f"--- {first_label} {first_fn.__qualname__}{inspect.signature(first_fn)}",
+        f"+++ {last_label} {last_fn.__qualname__}{inspect.signature(last_fn)}",
     ]
     summary = (
         "Each line is labelled with the notebook that wrote it; a line marked - with the notebook that wrote it "

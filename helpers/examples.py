@@ -5,7 +5,6 @@ explorers import, and tests/test_notebook_copies.py keeps the two identical.
 """
 
 import torch
-import torch.nn as nn
 
 from .attention import Head, causal_softmax
 from .data import VOCAB_SIZE
@@ -34,7 +33,7 @@ def demo_head():
     """A fixed character embedding of width 16 and a fixed, untrained Head (the global random state is left alone)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(8)
-        embedding = nn.Embedding(VOCAB_SIZE, 16)
+        embedding = torch.nn.Embedding(VOCAB_SIZE, 16)
         head = Head(16, 16)
     with torch.no_grad():
         head.query.weight.mul_(3.0)  # a fresh head spreads its weights almost evenly: sharpen its queries
