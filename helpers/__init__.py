@@ -1,26 +1,23 @@
-"""Shared helpers for the One Line Changed course: data, models, training, pictures, diffs."""
+"""The One Line Changed course's helpers: what a learner works with, by name.
 
+The steps of the journey (each also defined in the notebook that teaches it), the head and the
+models, training, the checkers and explorers, and the pictures and diffs. Corpus plumbing lives in
+`helpers.data`.
+"""
+
+from .attention import Head, attend_qk, attend_qkv, attend_scaled, attention_weights, causal_softmax
 from .averaging import average_loop, average_matmul, average_softmax
-from .course import REPO_URL, colab_url
-from .data import (
-    CHARS,
-    CORPUS_PATH,
-    CORPUS_SHA256,
-    CORPUS_URL,
-    ITOS,
-    STOI,
-    VOCAB_SIZE,
-    CorpusError,
-    consecutive_chunks,
-    decode,
-    encode,
-    ensure_corpus,
-    get_batch,
-    load_text,
-    train_val_split,
+from .diffing import changed_lines, show_diff, show_journey, show_source
+from .exercises import check
+from .explorers import explore
+from .models import (
+    BigramLanguageModel,
+    CharLanguageModel,
+    OneHeadModel,
+    PositionalBigramModel,
+    SplitBigramModel,
+    count_parameters,
 )
-from .diffing import changed_lines, show_diff, show_source, source_diff
-from .models import BigramLanguageModel, CharLanguageModel, SplitBigramModel, count_parameters
 from .plots import plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything
-from .training import TrainingError, estimate_loss, train
+from .training import cpu_threads, estimate_loss, train

@@ -9,7 +9,9 @@ the step exactly as it is:
     attend_scaled   (notebook 07)  the scores are scaled by head_size ** -0.5
 
 `query`, `key` and `value` are projections (e.g. `nn.Linear(C, head_size, bias=False)`) applied
-to x of shape (B, T, C) or (T, C). `Head` is the finished module notebook 09 trains.
+to x of shape (B, T, C) or (T, C). `Head` (notebook 07) is the module that holds the three
+projections and runs `attend_scaled`. Each notebook defines its own step in a cell; these are the
+copies later notebooks import, and tests/test_notebook_copies.py keeps the two identical.
 """
 
 import torch
@@ -41,48 +43,51 @@ def attend_scaled(x, query, key, value):
     """Step 07: the scores are scaled by 1/√head_size before the softmax."""
     T = x.shape[-2]
     tril = torch.tril(torch.ones(T, T, device=x.device))
-    wei = query(x) @ key(x).transpose(-2, -1) * key.out_features**-0.5
+    wei = query(x) @ key(x).transpose(-2, -1) * key.out_features ** -0.5
     wei = wei.masked_fill(tril == 0, float("-inf"))
     wei = F.softmax(wei, dim=-1)
     return wei @ value(x)
 
 
-def future_mask(T: int, device=None) -> torch.Tensor:
-    """Boolean (T, T): True above the diagonal, where position t would see its future."""
-    return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)
-
-
-def causal_softmax(scores: torch.Tensor) -> torch.Tensor:
-    """The weights `wei` from (…, T, T) scores: the future set to −∞, then a softmax along each row."""
-    return F.softmax(scores.masked_fill(future_mask(scores.shape[-1], scores.device), float("-inf")), dim=-1)
-
-
 class Head(nn.Module):
-    """One head of causal self-attention: softmax(q kᵀ / √head_size, future masked) @ v.
+    """One head of causal self-attention: its three projections, run through `attend_scaled`.
 
-    x has shape (B, T, n_embd) with T ≤ block_size; the output has shape (B, T, head_size).
+    x has shape (B, T, n_embd) or (T, n_embd), any T; the output has shape (…, T, head_size).
     """
 
-    def __init__(self, n_embd: int, head_size: int, block_size: int):
+    def __init__(self, n_embd, head_size):
         super().__init__()
         self.key = nn.Linear(n_embd, head_size, bias=False)
         self.query = nn.Linear(n_embd, head_size, bias=False)
         self.value = nn.Linear(n_embd, head_size, bias=False)
-        self.block_size = block_size
-        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
 
-    def forward(self, x: torch.Tensor, return_weights: bool = False):
-        """The head's output; with `return_weights=True`, also its (B, T, T) weights `wei`."""
-        T = x.shape[-2]
-        if T > self.block_size:
-            raise ValueError(
-                f"This head reads at most block_size={self.block_size} positions, but got T={T}: "
-                f"crop the input to its last {self.block_size} positions, e.g. idx[:, -{self.block_size}:]."
-            )
-        k = self.key(x)  # (B, T, head_size)
-        q = self.query(x)  # (B, T, head_size)
-        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, T, T)
-        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))
-        wei = F.softmax(wei, dim=-1)
-        out = wei @ self.value(x)  # (B, T, head_size)
-        return (out, wei) if return_weights else out
+    def forward(self, x):
+        return attend_scaled(x, self.query, self.key, self.value)
+
+
+def attention_weights(attend, x, query, key) -> torch.Tensor:
+    """The (…, T, T) weights `wei` an attention step uses, read off the step itself.
+
+    `attend(x, query, key, value)` returns `wei @ value(x)`. Handed values that are the one-hot
+    positions (the T × T identity), it returns `wei @ I`, which is `wei` exactly: notebook 01 read
+    scheme one's weights off the same way.
+    """
+    T = x.shape[-2]
+    return attend(x, query, key, lambda x: torch.eye(T, device=x.device))
+
+
+def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor]:
+    """Notebook 06's step, `attend_qkv`: the weights `wei` it uses, and its output."""
+    return attention_weights(attend_qkv, x, query, key), attend_qkv(x, query, key, value)
+
+
+def causal_softmax(scores: torch.Tensor) -> torch.Tensor:
+    """The weights `wei` from (…, T, T) scores: the future set to −∞, then a softmax along each row."""
+    T = scores.shape[-1]
+    tril = torch.tril(torch.ones(T, T, device=scores.device))
+    return F.softmax(scores.masked_fill(tril == 0, float("-inf")), dim=-1)
+
+
+def future_mask(T: int, device=None) -> torch.Tensor:
+    """Boolean (T, T): True above the diagonal, where position t would see its future."""
+    return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)

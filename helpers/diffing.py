@@ -36,8 +36,8 @@ def source_diff(old_fn, new_fn) -> str:
     diff = difflib.unified_diff(
         function_body(old_fn),
         function_body(new_fn),
-        fromfile=old_fn.__name__,
-        tofile=new_fn.__name__,
+        fromfile=old_fn.__qualname__,
+        tofile=new_fn.__qualname__,
         lineterm="",
         n=10,
     )
@@ -71,6 +71,55 @@ def diff_display(old_fn, new_fn) -> DiffDisplay:
     return DiffDisplay(source_diff(old_fn, new_fn), change_summary(old_fn, new_fn))
 
 
+def journey(steps) -> list[tuple[str, str, str]]:
+    """One cumulative diff across a chain of functions, each line labelled by the step that changed it.
+
+    `steps` is [(label, fn), ...] in the order the steps were taught. Every line that was ever part of
+    a body appears once, in place, as (mark, label, line): ' ' with the first step's label for a line
+    that was there from the start and still is, '+' with the label of the step that wrote it for a line
+    added on the way and kept, '-' with 'written→removed' labels for a line that did not last.
+    """
+    (first_label, first_fn), *rest = steps
+    entries = [{"line": line, "born": first_label, "died": None} for line in function_body(first_fn)]
+    for label, fn in rest:
+        alive = [e for e in entries if e["died"] is None]
+        new = function_body(fn)
+        matcher = difflib.SequenceMatcher(None, [e["line"] for e in alive], new, autojunk=False)
+        for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):  # from the end, so indices stay valid
+            if tag == "equal":
+                continue
+            for e in alive[i1:i2]:
+                e["died"] = label
+            if i2 > i1:  # after the lines it replaces
+                at = entries.index(alive[i2 - 1]) + 1
+            else:  # before the line it was inserted in front of
+                at = entries.index(alive[i1]) if i1 < len(alive) else len(entries)
+            entries[at:at] = [{"line": line, "born": label, "died": None} for line in new[j1:j2]]
+    marks = []
+    for e in entries:
+        if e["died"] is not None:
+            marks.append(("-", f"{e['born']}→{e['died']}", e["line"]))
+        else:
+            marks.append((" " if e["born"] == first_label else "+", e["born"], e["line"]))
+    return marks
+
+
+def journey_display(steps) -> DiffDisplay:
+    """`journey(steps)` as a diff block, headed by the first and the last function's signature."""
+    (first_label, first_fn), (last_label, last_fn) = steps[0], steps[-1]
+    width = max(len(label) for _, label, _ in journey(steps))
+    lines = [f"{mark} {label:<{width}}  {line}" for mark, label, line in journey(steps)]
+    header = [
+        f"--- {first_label} {first_fn.__qualname__}{inspect.signature(first_fn)}",
+        f"+++ {last_label} {last_fn.__qualname__}{inspect.signature(last_fn)}",
+    ]
+    summary = (
+        "Each line is labelled with the notebook that wrote it; a line marked - with the notebook that wrote it "
+        "and the one that replaced it."
+    )
+    return DiffDisplay("\n".join(header + lines), summary)
+
+
 def running_in_ipython() -> bool:
     """True inside Jupyter, Colab or an IPython console, where rich output can be displayed."""
     try:
@@ -80,13 +129,8 @@ def running_in_ipython() -> bool:
     return get_ipython() is not None
 
 
-def show_diff(old_fn, new_fn) -> None:
-    """Show the literal difference between two functions, and how many lines changed.
-
-    Under IPython (JupyterLab, Colab, and GitHub's view of the saved notebook) it is displayed as a
-    coloured Markdown diff block that also carries the plain text; elsewhere it is printed.
-    """
-    shown = diff_display(old_fn, new_fn)
+def show(shown: DiffDisplay) -> None:
+    """Display a diff coloured under IPython (JupyterLab, Colab, GitHub's view of the saved notebook); else print it."""
     if running_in_ipython():
         from IPython.display import display
 
@@ -95,6 +139,20 @@ def show_diff(old_fn, new_fn) -> None:
         print(repr(shown))
 
 
+def show_diff(old_fn, new_fn) -> None:
+    """Show the literal difference between two functions, and how many lines changed.
+
+    Under IPython it is displayed as a coloured Markdown diff block that also carries the plain text;
+    elsewhere it is printed.
+    """
+    show(diff_display(old_fn, new_fn))
+
+
+def show_journey(steps) -> None:
+    """Show one cumulative diff across the chain `steps` = [(label, fn), ...], each line labelled (see `journey`)."""
+    show(journey_display(steps))
+
+
 def show_source(fn) -> None:
-    """Print a function's source exactly as it is written in helpers/."""
+    """Print a function's source exactly as it is written (in helpers/, or in a notebook cell)."""
     print(textwrap.dedent(inspect.getsource(fn)))

@@ -1,4 +1,8 @@
-"""The language models the course grows, one small class per stage."""
+"""The language models the course grows, one small class per stage.
+
+Notebook 04 defines `PositionalBigramModel` and notebook 09 `OneHeadModel` in their own cells; these
+are the copies other notebooks import, and tests/test_notebook_copies.py keeps the two identical.
+"""
 
 import torch
 import torch.nn as nn
@@ -9,13 +13,16 @@ from .data import VOCAB_SIZE
 
 
 class CharLanguageModel(nn.Module):
-    """What every model here shares: a loss from (B, T, V) logits, and sampling.
+    """What every model here shares: its context length, a loss from (B, T, V) logits, positions, and sampling.
 
-    Subclasses define `forward(idx, targets=None)` returning `(logits, loss)` by calling
-    `self.loss_for(logits, targets)`. A model with a fixed context sets `block_size`.
+    `block_size` is how many characters the model is shown at once: the length of the chunks it is
+    trained and evaluated on, and the context `generate` hands it. Subclasses define
+    `forward(idx, targets=None)` returning `(logits, loss)` by calling `self.loss_for(logits, targets)`.
     """
 
-    block_size = None  # None: the model can read a context of any length
+    def __init__(self, block_size: int):
+        super().__init__()
+        self.block_size = block_size
 
     @staticmethod
     def loss_for(logits: torch.Tensor, targets=None):
@@ -23,6 +30,16 @@ class CharLanguageModel(nn.Module):
         if targets is None:
             return None
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten())  # (B·T, V) against (B·T,)
+
+    def positions(self, idx: torch.Tensor) -> torch.Tensor:
+        """The positions 0…T−1 of a (B, T) batch; more than `block_size` of them is refused in plain words."""
+        T = idx.shape[1]
+        if T > self.block_size:
+            raise ValueError(
+                f"The position table has rows for positions 0…{self.block_size - 1} only, but the input has "
+                f"T={T} positions: crop it to its last {self.block_size}, e.g. idx[:, -{self.block_size}:]."
+            )
+        return torch.arange(T, device=idx.device)
 
     @torch.no_grad()
     def generate(self, idx: torch.Tensor, max_new_tokens: int, generator=None) -> torch.Tensor:
@@ -33,7 +50,7 @@ class CharLanguageModel(nn.Module):
         if idx.dim() != 2 or idx.shape[1] == 0:
             raise ValueError(f"generate() needs a (B, T) context with T >= 1, not shape {tuple(idx.shape)}.")
         for _ in range(max_new_tokens):
-            context = idx if self.block_size is None else idx[:, -self.block_size :]
+            context = idx[:, -self.block_size :]  # at most the last block_size characters
             logits, _ = self(context)
             probs = F.softmax(logits[:, -1, :], dim=-1)
             if generator is not None:
@@ -44,10 +61,13 @@ class CharLanguageModel(nn.Module):
 
 
 class BigramLanguageModel(CharLanguageModel):
-    """Each character's row of a (V, V) table is, directly, the scores for the next character."""
+    """Each character's row of a (V, V) table is, directly, the scores for the next character.
 
-    def __init__(self, vocab_size: int = VOCAB_SIZE):
-        super().__init__()
+    It reads only each position's own character; `block_size` only sets how long its chunks are.
+    """
+
+    def __init__(self, vocab_size: int = VOCAB_SIZE, block_size: int = 8):
+        super().__init__(block_size)
         self.token_embedding_table = nn.Embedding(vocab_size, vocab_size)
 
     def forward(self, idx, targets=None):
@@ -58,8 +78,8 @@ class BigramLanguageModel(CharLanguageModel):
 class SplitBigramModel(CharLanguageModel):
     """The bigram split in two: characters → n_embd-wide vectors → scores via `lm_head`."""
 
-    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32):
-        super().__init__()
+    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32, block_size: int = 8):
+        super().__init__(block_size)
         self.token_embedding_table = nn.Embedding(vocab_size, n_embd)  # what a character is
         self.lm_head = nn.Linear(n_embd, vocab_size)  # representation → next-character scores
 
@@ -75,42 +95,32 @@ def count_parameters(model: nn.Module) -> int:
 
 
 class PositionalBigramModel(CharLanguageModel):
-    """Notebook 04: each position's vector is its character's embedding plus its position's, then scores.
+    """Notebook 04: each position's vector is its character's embedding plus its position's, then scores."""
 
-    No position looks at any other yet, so the positions add information that nothing can use.
-    """
-
-    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32, block_size: int = 8):
-        super().__init__()
-        self.block_size = block_size
+    def __init__(self, vocab_size=VOCAB_SIZE, n_embd=32, block_size=8):
+        super().__init__(block_size)
         self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
         self.position_embedding_table = nn.Embedding(block_size, n_embd)
         self.lm_head = nn.Linear(n_embd, vocab_size)
 
-    def embed(self, idx: torch.Tensor) -> torch.Tensor:
-        """Token embedding plus position embedding: (B, T) indices → (B, T, n_embd)."""
-        T = idx.shape[1]
-        if T > self.block_size:
-            raise ValueError(
-                f"The position table has rows for positions 0…{self.block_size - 1} only, but the input has "
-                f"T={T} positions: crop it to its last {self.block_size}, e.g. idx[:, -{self.block_size}:]."
-            )
-        positions = torch.arange(T, device=idx.device)
-        return self.token_embedding_table(idx) + self.position_embedding_table(positions)
-
     def forward(self, idx, targets=None):
-        logits = self.lm_head(self.embed(idx))  # (B, T, V)
+        x = self.token_embedding_table(idx) + self.position_embedding_table(self.positions(idx))  # (B, T, C)
+        logits = self.lm_head(x)  # (B, T, V)
         return logits, self.loss_for(logits, targets)
 
 
-class OneHeadModel(PositionalBigramModel):
+class OneHeadModel(CharLanguageModel):
     """Notebook 09: token + position embedding → one causal self-attention head → next-character scores."""
 
-    def __init__(self, vocab_size: int = VOCAB_SIZE, n_embd: int = 32, block_size: int = 8, head_size: int = 32):
-        super().__init__(vocab_size, n_embd, block_size)
-        self.sa_head = Head(n_embd, head_size, block_size)
+    def __init__(self, vocab_size=VOCAB_SIZE, n_embd=32, block_size=8, head_size=32):
+        super().__init__(block_size)
+        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
+        self.position_embedding_table = nn.Embedding(block_size, n_embd)
+        self.sa_head = Head(n_embd, head_size)
         self.lm_head = nn.Linear(head_size, vocab_size)
 
     def forward(self, idx, targets=None):
-        logits = self.lm_head(self.sa_head(self.embed(idx)))  # (B, T, V)
+        x = self.token_embedding_table(idx) + self.position_embedding_table(self.positions(idx))  # (B, T, C)
+        x = self.sa_head(x)  # (B, T, head_size)
+        logits = self.lm_head(x)  # (B, T, V)
         return logits, self.loss_for(logits, targets)

@@ -1,5 +1,10 @@
-"""A plain training loop with visible progress, and an honest loss estimate."""
+"""A plain training loop with visible progress, and an honest loss estimate.
 
+Both take nothing the model already knows: batches go to the device its parameters live on, in
+chunks of its own `block_size`.
+"""
+
+import contextlib
 import math
 
 import torch
@@ -17,35 +22,14 @@ def model_device(model) -> torch.device:
     return torch.device("cpu") if first is None else first.device
 
 
-def same_device(a: torch.device, b: torch.device) -> bool:
-    """True when `a` and `b` name the same device ('cuda' and 'cuda:0' count as the same)."""
-    return a.type == b.type and (a.index is None or b.index is None or a.index == b.index)
-
-
-def resolve_device(model, device=None) -> torch.device:
-    """The device batches must go to: the model's own, which `device` (when given) must match."""
-    home = model_device(model)
-    if device is None:
-        return home
-    if not same_device(torch.device(device), home):
-        raise ValueError(
-            f"The model's parameters are on {home} but device={str(device)!r}, so the batches would land on a "
-            f"different device from the model. Move the model first, e.g. model = model.to(device), "
-            "or leave device out and the model's own device is used."
-        )
-    return home
-
-
 @torch.no_grad()
-def estimate_loss(
-    model, splits: dict, block_size: int, batch_size: int = 32, eval_iters: int = 200, device=None, generator=None
-) -> dict:
+def estimate_loss(model, splits: dict, batch_size: int = 32, eval_iters: int = 200, generator=None) -> dict:
     """Mean loss over `eval_iters` random batches of each named split, e.g. {'train': …, 'val': …}.
 
-    Batches go to the model's device; `device`, when given, must be that device.
+    Each batch holds `batch_size` chunks of `model.block_size` characters, on the model's device.
     """
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
-    device = resolve_device(model, device)
+    device = model_device(model)
     was_training = model.training
     model.eval()
     out = {}
@@ -53,7 +37,7 @@ def estimate_loss(
         for name, data in splits.items():
             losses = torch.zeros(eval_iters)
             for k in range(eval_iters):
-                x, y = get_batch(data, block_size, batch_size, device, generator)
+                x, y = get_batch(data, model.block_size, batch_size, device, generator)
                 _, loss = model(x, y)
                 losses[k] = loss.item()
             out[name] = losses.mean().item()
@@ -80,40 +64,54 @@ def train(
     *,
     steps: int,
     lr: float,
-    block_size: int,
     batch_size: int = 32,
     eval_interval: int = 300,
     eval_iters: int = 200,
-    device=None,
     verbose: bool = True,
     generator=None,
 ) -> list[dict]:
     """Train with AdamW, printing train/val loss every `eval_interval` steps and at the end.
 
-    Batches go to the model's device (`device`, when given, must be that device). Pass a seeded
-    `torch.Generator` as `generator` to make the sampled batches repeatable. A NaN or infinite
+    Each batch holds `batch_size` chunks of `model.block_size` characters, on the model's device.
+    Pass a seeded `torch.Generator` as `generator` to make the sampled batches repeatable. A NaN or infinite
     training loss stops training with a TrainingError. Returns the history: one
     {'step', 'train', 'val'} dict per evaluation.
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
     check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
-    device = resolve_device(model, device)
+    device = model_device(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     splits = {"train": train_data, "val": val_data}
     history = []
     for step in range(steps + 1):
         if step % eval_interval == 0 or step == steps:
-            losses = estimate_loss(model, splits, block_size, batch_size, eval_iters, device, generator)
+            losses = estimate_loss(model, splits, batch_size, eval_iters, generator)
             history.append({"step": step, **losses})
             if verbose:
                 print(f"step {step:5d}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
         if step == steps:
             break
-        xb, yb = get_batch(train_data, block_size, batch_size, device, generator)
+        xb, yb = get_batch(train_data, model.block_size, batch_size, device, generator)
         _, loss = model(xb, yb)
         check_finite(loss, step, lr)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
     return history
+
+
+@contextlib.contextmanager
+def cpu_threads(n: int):
+    """Run the `with` block with PyTorch using `n` CPU threads, then give back the count it had before.
+
+    Tiny models train faster on one thread: splitting such small matrix products over several cores
+    costs more in waiting than it saves. A GPU's own work is not affected.
+    """
+    check_positive_int("n", n, "how many CPU threads PyTorch may use, e.g. 1")
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

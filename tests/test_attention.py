@@ -1,22 +1,31 @@
-"""The attention stages in helpers/attention.py: each one line from the last, and the finished Head."""
+"""The attention stages in helpers/attention.py: each one line from the last, and the Head that runs the last one."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 from helpers import average_softmax, changed_lines
-from helpers.attention import Head, attend_qk, attend_qkv, attend_scaled, causal_softmax, future_mask
+from helpers.attention import (
+    Head,
+    attend_qk,
+    attend_qkv,
+    attend_scaled,
+    attention_weights,
+    causal_softmax,
+    future_mask,
+    weights_and_output,
+)
 
-N_EMBD, HEAD_SIZE, BLOCK_SIZE = 12, 8, 16
+N_EMBD, HEAD_SIZE = 12, 8
 
 
 @pytest.fixture
 def head():
     torch.manual_seed(1337)
-    return Head(N_EMBD, HEAD_SIZE, BLOCK_SIZE).eval()
+    return Head(N_EMBD, HEAD_SIZE).eval()
 
 
-@pytest.mark.parametrize("T", [1, 7, BLOCK_SIZE])
+@pytest.mark.parametrize("T", [1, 7, 40])
 def test_head_equals_pytorch_fused_causal_attention(head, T):
     x = torch.randn(3, T, N_EMBD)
     with torch.no_grad():
@@ -25,33 +34,52 @@ def test_head_equals_pytorch_fused_causal_attention(head, T):
         torch.testing.assert_close(head(x), expected, atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("T", [1, 5, BLOCK_SIZE])
-def test_attend_scaled_is_the_head(head, T):
-    x = torch.randn(2, T, N_EMBD)
-    with torch.no_grad():
-        torch.testing.assert_close(attend_scaled(x, head.query, head.key, head.value), head(x), atol=1e-6, rtol=0)
-
-
-def test_head_refuses_more_than_block_size_positions_in_plain_words(head):
-    with pytest.raises(ValueError, match=rf"at most block_size={BLOCK_SIZE}.*T={BLOCK_SIZE + 1}.*crop"):
-        head(torch.randn(1, BLOCK_SIZE + 1, N_EMBD))
-
-
-def test_head_weights_are_row_stochastic_with_an_exactly_zero_future(head):
-    T = 9
-    with torch.no_grad():
-        out, wei = head(torch.randn(4, T, N_EMBD), return_weights=True)
-    assert out.shape == (4, T, HEAD_SIZE) and wei.shape == (4, T, T)
-    torch.testing.assert_close(wei.sum(-1), torch.ones(4, T))
-    future = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
-    assert (wei[:, future] == 0).all()  # exactly 0, not merely small
-    assert (wei[:, ~future] > 0).all()
+def test_head_forward_is_the_last_stage_itself():
+    """Head.forward holds no code of its own: it calls attend_scaled with the head's three projections."""
+    removed, added = changed_lines(attend_scaled, Head.forward)
+    assert added == ["return attend_scaled(x, self.query, self.key, self.value)"]
+    assert len(removed) == 6  # every line of the stage: the head runs it rather than repeating it
 
 
 def test_head_works_on_one_unbatched_sequence(head):
     x = torch.randn(6, N_EMBD)
     with torch.no_grad():
         torch.testing.assert_close(head(x), head(x.unsqueeze(0))[0])
+
+
+@pytest.mark.parametrize("attend", [attend_qkv, attend_scaled])
+def test_attention_weights_are_the_stages_own_row_stochastic_causal_weights(head, attend):
+    T = 9
+    x = torch.randn(4, T, N_EMBD)
+    with torch.no_grad():
+        wei = attention_weights(attend, x, head.query, head.key)
+        out = attend(x, head.query, head.key, head.value)
+    assert wei.shape == (4, T, T)
+    torch.testing.assert_close(wei @ head.value(x), out)  # the very weights the stage blended with
+    torch.testing.assert_close(wei.sum(-1), torch.ones(4, T))
+    future = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+    assert (wei[:, future] == 0).all()  # exactly 0, not merely small
+    assert (wei[:, ~future] > 0).all()
+
+
+def test_attention_weights_follow_the_scale():
+    torch.manual_seed(0)
+    head = Head(4, 64)
+    x = torch.randn(1, 6, 4)
+    with torch.no_grad():
+        scores = head.query(x) @ head.key(x).transpose(-2, -1)
+        torch.testing.assert_close(attention_weights(attend_qkv, x, head.query, head.key), causal_softmax(scores))
+        torch.testing.assert_close(
+            attention_weights(attend_scaled, x, head.query, head.key), causal_softmax(scores / 8)
+        )
+
+
+def test_weights_and_output_is_notebook_06s_step(head):
+    x = torch.randn(2, 5, N_EMBD)
+    with torch.no_grad():
+        wei, out = weights_and_output(x, head.query, head.key, head.value)
+        torch.testing.assert_close(out, attend_qkv(x, head.query, head.key, head.value))
+        torch.testing.assert_close(wei @ head.value(x), out)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +91,7 @@ def test_head_works_on_one_unbatched_sequence(head):
             attend_qkv,
             attend_scaled,
             "wei = query(x) @ key(x).transpose(-2, -1)",
-            "wei = query(x) @ key(x).transpose(-2, -1) * key.out_features**-0.5",
+            "wei = query(x) @ key(x).transpose(-2, -1) * key.out_features ** -0.5",
         ),
     ],
     ids=["03→05 scores from q and k", "05→06 blend v", "06→07 scale"],
@@ -74,9 +102,17 @@ def test_each_stage_is_one_line_from_the_last(old, new, removed, added):
     assert gone[0].startswith(removed) and came[0] == added
 
 
+def test_the_average_and_the_head_differ_in_the_scores_and_the_blend():
+    """What the README's headline says: scheme three's average and the head's code differ in two lines."""
+    assert changed_lines(average_softmax, attend_scaled) == (
+        ["wei = torch.zeros((T, T), device=x.device)", "return wei @ x"],
+        ["wei = query(x) @ key(x).transpose(-2, -1) * key.out_features ** -0.5", "return wei @ value(x)"],
+    )
+
+
 def test_the_stages_differ_in_what_they_compute():
     torch.manual_seed(0)
-    head = Head(4, 4, 8)
+    head = Head(4, 4)
     x = torch.randn(2, 6, 4)
     with torch.no_grad():
         qk = attend_qk(x, head.query, head.key)

@@ -4,7 +4,17 @@ import pytest
 
 from helpers import diffing
 from helpers.averaging import average_matmul, average_softmax
-from helpers.diffing import DiffDisplay, changed_lines, diff_display, function_body, show_diff, source_diff
+from helpers.diffing import (
+    DiffDisplay,
+    changed_lines,
+    diff_display,
+    function_body,
+    journey,
+    journey_display,
+    show_diff,
+    show_journey,
+    source_diff,
+)
 
 
 def mean_scores(x):
@@ -88,3 +98,43 @@ def test_show_diff_displays_the_rich_object_under_ipython(capsys, monkeypatch):
 
 def test_plain_python_is_not_ipython():
     assert diffing.running_in_ipython() is False
+
+
+def scaled_scores(x):
+    """A third step: the second with its scores line changed again."""
+    wei = x @ x * 2
+    return wei + x
+
+
+def test_a_journey_labels_every_line_with_the_step_that_wrote_or_replaced_it():
+    steps = [("01", mean_scores), ("02", attention_scores), ("03", scaled_scores)]
+    assert journey(steps) == [
+        ("-", "01→02", "wei = x * 0"),
+        ("-", "02→03", "wei = x @ x"),
+        ("+", "03", "wei = x @ x * 2"),
+        (" ", "01", "return wei + x"),
+    ]
+
+
+def test_a_journey_of_two_steps_is_their_diff_with_labels():
+    marks = journey([("a", mean_scores), ("b", attention_scores)])
+    removed = [line for mark, _, line in marks if mark == "-"]
+    added = [line for mark, _, line in marks if mark == "+"]
+    assert (removed, added) == changed_lines(mean_scores, attention_scores)
+
+
+def test_the_course_journey_from_the_loop_to_the_head(capsys, monkeypatch):
+    from helpers.attention import attend_qk, attend_qkv, attend_scaled
+    from helpers.averaging import average_loop
+
+    steps = [("01", average_loop), ("02", average_matmul), ("03", average_softmax), ("05", attend_qk),
+             ("06", attend_qkv), ("07", attend_scaled)]
+    kept = [(label, line) for mark, label, line in journey(steps) if mark != "-"]
+    assert [line for _, line in kept] == function_body(attend_scaled)  # the end is exactly the head's code
+    # T and tril from 02, the scaled scores from 07, the mask and the softmax from 03, the blend of values from 06
+    assert [label for label, _ in kept] == ["02", "02", "07", "03", "03", "06"]
+    monkeypatch.setattr(diffing, "running_in_ipython", lambda: False)
+    show_journey(steps)
+    printed = capsys.readouterr().out
+    assert printed.startswith("--- 01 average_loop(x)\n+++ 07 attend_scaled(x, query, key, value)\n")
+    assert repr(journey_display(steps)) + "\n" == printed

@@ -1,4 +1,4 @@
-"""Notebook 01's explorer and helpers: uniform weights, anagrams, bad input.
+"""Notebook 01's explorer: anagrams, bad input.
 
 conftest.py puts matplotlib on the off-screen Agg backend and closes every figure after each test.
 """
@@ -11,24 +11,8 @@ from helpers.averaging import average_loop
 from helpers.explorers.nb01 import (
     MAX_LEN,
     explore_bag_of_words,
-    uniform_wei,
     word_vectors,
 )
-
-
-@pytest.mark.parametrize("T", [1, 3, 8, 12])
-def test_uniform_wei_is_the_causal_average(T):
-    wei = uniform_wei(T)
-    assert wei.shape == (T, T)
-    torch.testing.assert_close(wei.sum(1), torch.ones(T))
-    assert torch.equal(wei.triu(1), torch.zeros(T, T))
-    for t in range(T):
-        torch.testing.assert_close(wei[t, : t + 1], torch.full((t + 1,), 1 / (t + 1)))
-
-
-def test_uniform_wei_reproduces_scheme_one():
-    x = torch.randn(8, 5, generator=torch.Generator().manual_seed(0))
-    torch.testing.assert_close(uniform_wei(8) @ x, average_loop(x.unsqueeze(0))[0])
 
 
 def test_hou_keeps_the_worked_example_vectors():

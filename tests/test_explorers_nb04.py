@@ -4,7 +4,8 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from helpers.explorers.nb04 import BLOCK_SIZE, N_EMBD, explore_word_order, similarity_blend, similarity_weights
+from helpers.examples import similarity_blend, similarity_weights
+from helpers.explorers.nb04 import BLOCK_SIZE, N_EMBD, explore_word_order
 
 
 def test_dogs_and_gods_agree_only_without_positions(capsys):

@@ -5,7 +5,7 @@ import torch
 from ipywidgets import Checkbox, Text
 from matplotlib.patches import Arc, FancyArrowPatch
 
-from helpers import encode
+from helpers.data import encode
 from helpers.explorers.core import explore
 from helpers.explorers.nb08 import (
     BLOCK_SIZE,

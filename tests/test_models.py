@@ -1,12 +1,20 @@
-"""The bigram and split models: shapes, losses, parameter counts, sampling."""
+"""The models: shapes, losses, parameter counts, positions, sampling."""
 
 import math
 
 import pytest
 import torch
 
-from helpers import encode
-from helpers.models import BigramLanguageModel, CharLanguageModel, SplitBigramModel, count_parameters
+from helpers.data import encode
+from helpers.diffing import changed_lines
+from helpers.models import (
+    BigramLanguageModel,
+    CharLanguageModel,
+    OneHeadModel,
+    PositionalBigramModel,
+    SplitBigramModel,
+    count_parameters,
+)
 
 
 @pytest.mark.parametrize("make", [BigramLanguageModel, SplitBigramModel])
@@ -50,10 +58,8 @@ def test_generate_appends_valid_characters(make):
 class _Windowed(CharLanguageModel):
     """A model that records how long a context it is shown."""
 
-    block_size = 4
-
     def __init__(self):
-        super().__init__()
+        super().__init__(block_size=4)
         self.seen = []
         self.table = torch.nn.Embedding(65, 65)
 
@@ -96,3 +102,43 @@ def test_generate_on_a_gpu_takes_a_cpu_or_a_gpu_generator():
     for generator in (torch.Generator().manual_seed(7), torch.Generator(device="cuda").manual_seed(7)):
         out = model.generate(start, 5, generator=generator)
         assert out.device.type == "cuda" and out.shape == (1, 6)
+
+
+@pytest.mark.parametrize("make", [BigramLanguageModel, SplitBigramModel, PositionalBigramModel, OneHeadModel])
+def test_every_model_knows_its_block_size(make):
+    assert make().block_size == 8 and make(block_size=5).block_size == 5
+
+
+@pytest.mark.parametrize("make", [PositionalBigramModel, OneHeadModel])
+def test_a_model_with_a_position_table_refuses_a_longer_context_in_plain_words(make):
+    model = make(block_size=8)
+    logits, _ = model(torch.zeros((2, 8), dtype=torch.long))
+    assert logits.shape == (2, 8, 65)
+    with pytest.raises(ValueError, match=r"positions 0…7 only.*T=9.*crop it to its last 8"):
+        model(torch.zeros((1, 9), dtype=torch.long))
+
+
+def test_the_one_head_model_is_the_positional_model_with_one_line_added():
+    added_line = "x = self.sa_head(x)  # (B, T, head_size)"
+    assert changed_lines(PositionalBigramModel.forward, OneHeadModel.forward) == ([], [added_line])
+    assert changed_lines(SplitBigramModel.forward, PositionalBigramModel.forward)[1] == [
+        "x = self.token_embedding_table(idx) + self.position_embedding_table(self.positions(idx))  # (B, T, C)"
+    ]
+
+
+def test_the_one_head_model_builds_each_layer_once_in_reading_order():
+    """A flat class: every layer it builds is used, none is built and replaced (notebook 09 counts them)."""
+    model = OneHeadModel(n_embd=32, block_size=8, head_size=32)
+    assert [name for name, _ in model.named_children()] == [
+        "token_embedding_table", "position_embedding_table", "sa_head", "lm_head"
+    ]
+    torch.manual_seed(0)
+    OneHeadModel()
+    after_one_model = torch.rand(1)
+    torch.manual_seed(0)
+    for size in [(65, 32), (8, 32)]:
+        torch.nn.Embedding(*size)
+    for _ in range(3):
+        torch.nn.Linear(32, 32, bias=False)
+    torch.nn.Linear(32, 65)
+    assert torch.equal(torch.rand(1), after_one_model)  # no random numbers drawn for a layer thrown away

@@ -5,6 +5,7 @@ nbval re-executes the notebooks themselves (pytest --nbval-lax); these tests che
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -155,3 +156,70 @@ def test_public_address_is_written_in_one_source_file():
 def test_notebooks_are_valid_nbformat(notebook):
     _, nb = notebook
     nbformat.validate(nb)  # raises ValidationError on a malformed notebook
+
+
+# The import cell: one shape everywhere ----------------------------------------------------------------------
+
+MAX_IMPORT_LINES = 12
+DEVICE_CELL = "device = pick_device(verbose=False)  # the setup cell has already said which one\nseed_everything(1337)"
+
+
+def import_group(module: str) -> int:
+    """0 for the standard library, 1 for other packages, 2 for the course's own helpers (isort's sections)."""
+    top = module.split(".")[0]
+    return 2 if top == "helpers" else 0 if top in sys.stdlib_module_names else 1
+
+
+def name_order(name: str) -> tuple:
+    """isort's order by type: CONSTANTS, then Classes, then functions and variables."""
+    return (0 if name.isupper() else 1 if name[0].isupper() else 2, name)
+
+
+def import_cell_problems(source: str) -> list[str]:
+    """What keeps a cell from being a course import cell: only imports, at most 12 lines, sorted in three groups."""
+    problems = []
+    lines = source.splitlines()
+    if len(lines) > MAX_IMPORT_LINES:
+        problems.append(f"{len(lines)} lines, more than {MAX_IMPORT_LINES}")
+    statements = ast.parse(source).body
+    if not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements):
+        problems.append("it holds something other than imports")
+        return problems
+    keys = []
+    for s in statements:
+        module = s.names[0].name if isinstance(s, ast.Import) else s.module
+        keys.append((import_group(module), isinstance(s, ast.ImportFrom), module))
+        if isinstance(s, ast.ImportFrom):
+            names = [alias.name for alias in s.names]
+            if names != sorted(names, key=name_order):
+                problems.append(f"the names from {module} are not sorted")
+    if keys != sorted(keys):
+        problems.append("the imports are not sorted (standard library, packages, helpers; `import` before `from`)")
+    for i in range(1, len(statements)):
+        gap = statements[i].lineno - statements[i - 1].end_lineno - 1
+        if gap != (0 if keys[i][0] == keys[i - 1][0] else 1):
+            problems.append(f"line {statements[i].lineno}: one blank line between groups, none inside a group")
+    if not any(k[2] == "helpers" for k in keys):
+        problems.append("it does not import the subject from `helpers`")
+    return problems
+
+
+def test_every_import_cell_is_short_sorted_and_shaped_alike(notebook):
+    _, nb = notebook
+    cells = code_cells(nb)
+    assert is_setup_cell(cells[0])
+    problems = import_cell_problems(cells[1].source)
+    assert problems == [], f"the import cell (the first after the setup cell): {'; '.join(problems)}"
+    assert cells[2].source == DEVICE_CELL, "the cell after the imports picks the device and fixes the seed"
+
+
+def test_the_import_cell_check_catches_each_problem():
+    good = "import math\n\nimport torch\n\nfrom helpers import VOCAB_SIZE, Head, train\nfrom helpers.data import encode"
+    assert import_cell_problems(good) == []
+    assert import_cell_problems(good.replace("import math\n\n", "import math\n")) != []  # groups run together
+    assert import_cell_problems("import torch\nimport math\n\nfrom helpers import train") != []  # unsorted
+    assert import_cell_problems("import torch\n\nfrom helpers import train, Head") != []  # names unsorted
+    assert import_cell_problems("import torch\n\nfrom helpers import train\ndevice = 1") != []  # not only imports
+    assert import_cell_problems("import torch\n\nfrom helpers.data import encode") != []  # no subject from helpers
+    long = "\n".join(f"import m{i:02d}" for i in range(11)) + "\n\nfrom helpers import train"
+    assert import_cell_problems(long) == [f"13 lines, more than {MAX_IMPORT_LINES}"]

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from helpers.models import BigramLanguageModel
-from helpers.training import TrainingError, estimate_loss, resolve_device, same_device, train
+from helpers.models import BigramLanguageModel, OneHeadModel
+from helpers.training import TrainingError, cpu_threads, estimate_loss, model_device, train
 
 
 def test_estimate_loss_reports_each_split_and_restores_training_mode():
@@ -12,7 +12,7 @@ def test_estimate_loss_reports_each_split_and_restores_training_mode():
     model = BigramLanguageModel()
     model.train()
     data = torch.randint(0, 65, (200,))
-    losses = estimate_loss(model, {"train": data, "val": data}, block_size=8, batch_size=4, eval_iters=5)
+    losses = estimate_loss(model, {"train": data, "val": data}, batch_size=4, eval_iters=5)
     assert set(losses) == {"train", "val"} and all(v > 0 for v in losses.values())
     assert model.training
 
@@ -20,8 +20,8 @@ def test_estimate_loss_reports_each_split_and_restores_training_mode():
 def test_train_learns_a_pattern_and_shows_progress(capsys):
     torch.manual_seed(0)
     data = torch.tensor([0, 1, 2, 3] * 100)  # every character has one certain successor
-    history = train(BigramLanguageModel(), data, data, steps=200, lr=0.1, block_size=8, batch_size=8,
-                    eval_interval=100, eval_iters=5)
+    history = train(BigramLanguageModel(), data, data, steps=200, lr=0.1, batch_size=8, eval_interval=100,
+                    eval_iters=5)
     assert [h["step"] for h in history] == [0, 100, 200]
     assert history[-1]["val"] < 0.1 < history[0]["val"]
     printed = capsys.readouterr().out
@@ -30,14 +30,14 @@ def test_train_learns_a_pattern_and_shows_progress(capsys):
 
 def test_train_rejects_zero_steps():
     with pytest.raises(ValueError, match="at least 1"):
-        train(BigramLanguageModel(), torch.arange(20), torch.arange(20), steps=0, lr=0.1, block_size=4)
+        train(BigramLanguageModel(block_size=4), torch.arange(20), torch.arange(20), steps=0, lr=0.1)
 
 
 def small_run(**overrides):
     """Keyword arguments for a tiny, fast train() call, with `overrides` applied."""
     data = torch.tensor([0, 1, 2, 3] * 25)
-    return {"train_data": data, "val_data": data, "steps": 4, "lr": 0.1, "block_size": 4, "batch_size": 2,
-            "eval_interval": 2, "eval_iters": 2, "verbose": False, **overrides}
+    return {"train_data": data, "val_data": data, "steps": 4, "lr": 0.1, "batch_size": 2, "eval_interval": 2,
+            "eval_iters": 2, "verbose": False, **overrides}
 
 
 @pytest.mark.parametrize("name", ["eval_interval", "eval_iters", "steps"])
@@ -50,7 +50,7 @@ def test_train_rejects_intervals_and_counts_below_one(name, bad):
 def test_estimate_loss_rejects_zero_eval_iters():
     data = torch.arange(20)
     with pytest.raises(ValueError, match="eval_iters must be a whole number of at least 1"):
-        estimate_loss(BigramLanguageModel(), {"val": data}, block_size=4, batch_size=2, eval_iters=0)
+        estimate_loss(BigramLanguageModel(block_size=4), {"val": data}, batch_size=2, eval_iters=0)
 
 
 def test_a_loss_that_blows_up_stops_training_naming_the_step_and_a_lower_learning_rate():
@@ -61,36 +61,71 @@ def test_a_loss_that_blows_up_stops_training_naming_the_step_and_a_lower_learnin
     assert issubclass(TrainingError, RuntimeError)
 
 
-def test_device_defaults_to_the_models_own():
+def test_batches_go_to_the_models_own_device():
     model = BigramLanguageModel()
-    assert resolve_device(model) == torch.device("cpu")
-    assert resolve_device(BigramLanguageModel().to("meta")) == torch.device("meta")
-    history = train(model, **small_run())  # no device given: the model's CPU is used
+    assert model_device(model) == torch.device("cpu")
+    assert model_device(BigramLanguageModel().to("meta")) == torch.device("meta")
+    history = train(model, **small_run())
     assert [h["step"] for h in history] == [0, 2, 4]
 
 
+class _Recording(OneHeadModel):
+    """A one-head model that records the shape of every batch it is handed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.shapes = set()
+
+    def forward(self, idx, targets=None):
+        self.shapes.add(tuple(idx.shape))
+        return super().forward(idx, targets)
+
+
+@pytest.mark.parametrize("block_size", [3, 5])
+def test_chunks_are_as_long_as_the_models_own_block_size(block_size):
+    """Nothing to pass and nothing to disagree: train and estimate_loss read block_size off the model."""
+    model = _Recording(n_embd=8, head_size=8, block_size=block_size)
+    train(model, **small_run())
+    estimate_loss(model, {"val": torch.arange(40) % 4}, batch_size=3, eval_iters=2)
+    assert model.shapes == {(2, block_size), (3, block_size)}
+
+
 @pytest.mark.parametrize("call", ["train", "estimate_loss"])
-def test_a_device_that_differs_from_the_models_is_refused(call):
-    model = BigramLanguageModel().to("meta")  # stands in for a model on the GPU, with no GPU needed
-    with pytest.raises(ValueError, match=r"model's parameters are on meta but device='cpu'.*model.to\(device\)"):
+@pytest.mark.parametrize("argument", ["device", "block_size"])
+def test_what_the_model_already_knows_is_not_an_argument(call, argument):
+    model = BigramLanguageModel()
+    with pytest.raises(TypeError, match=argument):
         if call == "train":
-            train(model, **small_run(device="cpu"))
+            train(model, **small_run(**{argument: 8 if argument == "block_size" else "cpu"}))
         else:
-            estimate_loss(model, {"val": torch.arange(20)}, block_size=4, batch_size=2, device="cpu")
-
-
-def test_cuda_and_cuda_0_name_the_same_device():
-    assert same_device(torch.device("cuda"), torch.device("cuda:0"))
-    assert not same_device(torch.device("cuda:1"), torch.device("cuda:0"))
-    assert not same_device(torch.device("cpu"), torch.device("cuda"))
+            estimate_loss(model, {"val": torch.arange(20)}, **{argument: 8 if argument == "block_size" else "cpu"})
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_a_model_on_the_gpu_trains_on_the_gpu_without_being_told():
     history = train(BigramLanguageModel().to("cuda"), **small_run())
     assert len(history) == 3
-    with pytest.raises(ValueError, match="different device"):
-        train(BigramLanguageModel().to("cuda"), **small_run(device="cpu"))
+
+
+@pytest.fixture
+def two_threads():
+    """PyTorch on two CPU threads for the test (the suite runs on one), then as it was."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_cpu_threads_sets_the_count_inside_the_block_only(two_threads):
+    with cpu_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+    with pytest.raises(RuntimeError), cpu_threads(1):
+        raise RuntimeError("training failed")
+    assert torch.get_num_threads() == 2  # given back even when the block fails
+    with pytest.raises(ValueError, match="n must be a whole number of at least 1"), cpu_threads(0):
+        pass
+    assert torch.get_num_threads() == 2
 
 
 def test_a_seeded_generator_makes_training_repeatable():

@@ -1,4 +1,4 @@
-"""Notebook 01: the bag of words. Scheme one's hidden weights, and an explorer that shows order is lost."""
+"""Notebook 01: the bag of words. An explorer that shows order is lost."""
 
 import matplotlib.pyplot as plt
 import torch
@@ -16,15 +16,6 @@ CHAR_VECTORS = torch.randint(0, 10, (len(CHARS), 2), generator=torch.Generator()
 CHAR_VECTORS[STOI["h"]] = torch.tensor([2.0, 7.0])
 CHAR_VECTORS[STOI["o"]] = torch.tensor([6.0, 4.0])
 CHAR_VECTORS[STOI["u"]] = torch.tensor([6.0, 5.0])
-
-
-def uniform_wei(T: int) -> torch.Tensor:
-    """The (T, T) weights scheme one uses without ever writing them down.
-
-    Feed it the T one-hot vectors (the rows of the identity): the average of e_0 … e_t has
-    1/(t+1) in columns 0…t and 0 after, so row t of the output is exactly row t of `wei`.
-    """
-    return average_loop(torch.eye(T).unsqueeze(0))[0]
 
 
 def word_vectors(word: str) -> torch.Tensor:

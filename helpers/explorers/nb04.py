@@ -3,22 +3,12 @@
 import matplotlib.pyplot as plt
 import torch
 
-from ..attention import causal_softmax
 from ..data import VOCAB_SIZE
+from ..examples import similarity_blend
 from .core import fmt_row, parse_word, report
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
-
-
-def similarity_weights(x: torch.Tensor) -> torch.Tensor:
-    """Weights from content: score(t, s) = x_t · x_s (how alike two vectors are), future masked, softmax per row."""
-    return causal_softmax(x @ x.transpose(-2, -1))
-
-
-def similarity_blend(x: torch.Tensor) -> torch.Tensor:
-    """Each position's blend of its past, weighted by how alike the vectors are."""
-    return similarity_weights(x) @ x
 
 
 def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:

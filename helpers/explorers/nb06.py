@@ -9,15 +9,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..attention import causal_softmax
+from ..attention import weights_and_output
+from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..plots import show_wei
 from .core import fmt_row, parse_numbers, parse_word, report
 
-ALPHABET = "houyt"  # h, o, u are the worked example; y and t make `you` and `thou` possible
-# nn.Linear(5, 2).weight layout: row = output channel, column = input letter (h, o, u, y, t).
-QUERY_WEIGHT = [[1.0, 0.0, 2.0, 0.0, 1.0], [0.0, 1.0, 0.5, 2.0, 0.0]]
-KEY_WEIGHT = [[2.0, 0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 1.0, 2.0, 0.0]]
-VALUE_WEIGHT = [[10.0, 0.0, 5.0, 0.0, 10.0], [0.0, 10.0, 5.0, 10.0, 0.0]]
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8
 
@@ -34,12 +30,6 @@ def linear(weight) -> nn.Linear:
     with torch.no_grad():
         layer.weight.copy_(weight)
     return layer
-
-
-def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor]:
-    """Unscaled causal attention (notebook 06's `attend_qkv`), returning both `wei` and `out`."""
-    wei = causal_softmax(query(x) @ key(x).transpose(-2, -1))
-    return wei, wei @ value(x)
 
 
 def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:

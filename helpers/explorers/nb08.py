@@ -6,37 +6,22 @@ only itself and its past; without it (an encoder) every position reads every oth
 
 import matplotlib.pyplot as plt
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 from matplotlib.lines import Line2D
 from matplotlib.patches import Arc, Circle, FancyArrowPatch
 
-from ..attention import Head, causal_softmax
-from ..data import VOCAB_SIZE
+from ..attention import causal_softmax
+from ..examples import demo_head
 from ..plots import char_label, show_wei
 from .core import fmt_row, parse_word, report
 
-N_EMBD = 16  # the demo head's embedding width (and head size)
 BLOCK_SIZE = 8  # the longest word the demo head reads
-DEMO_SEED = 8
-SHARPEN = 3.0  # the demo head's queries are scaled up so its weights are visibly uneven
 EXAMPLE = "thou art"
 PAST_COLOUR, FUTURE_COLOUR = "#1f77b4", "#d95f02"  # edges from the past, edges from the future
 MAX_EDGE_WIDTH = 9.0  # points, for an edge of weight 1
 MIN_EDGE_WIDTH = 0.8  # points: the faintest edge drawn stays visible
 EXPLORER_MIN_WEIGHT = 0.05  # the explorer draws only edges whose printed label is at least this, so 8 positions
 # stay readable
-
-
-def demo_head() -> tuple[nn.Embedding, Head]:
-    """A fixed, untrained character embedding and causal head (the same every call; global RNG untouched)."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(DEMO_SEED)
-        embedding = nn.Embedding(VOCAB_SIZE, N_EMBD)
-        head = Head(N_EMBD, N_EMBD, BLOCK_SIZE)
-    with torch.no_grad():
-        head.query.weight.mul_(SHARPEN)  # a freshly made head spreads its weights almost evenly; sharpen it
-    return embedding, head
 
 
 @torch.no_grad()
