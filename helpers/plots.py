@@ -345,7 +345,7 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     ncols = ncols or min(n, 3)
     nrows = math.ceil(n / ncols)
     room = (MAX_STAGES_WIDTH - ROW_NAMES_INCHES - BAR_INCHES) / ncols - GAP_INCHES - BAR_INCHES / 2
-    side = min(size or panel_size(*matrices[0].shape), room)  # a row of panels never outgrows the slide
+    side = min(size or max(panel_size(*m.shape) for m in matrices), room)  # a row never outgrows the slide
     panel_inches = side + GAP_INCHES + BAR_INCHES / 2
     figsize = (ROW_NAMES_INCHES + BAR_INCHES + panel_inches * ncols, (side + 1.5) * nrows)
     if fig is None:
