@@ -40,6 +40,7 @@ CELL_INCHES = 0.5  # a cell that holds a number in a legible font
 TEXT_PT = 12
 TITLE_PT = 13
 CELL_TEXT_PT = (8, 15)  # the numbers in cells grow with the cells; cells are sized so that they get TEXT_PT or more
+CELL_TEXT_SHARE = 0.37  # a number in a cell is at most this share of the cell's side: "−0.9" (2.4 em) fills 90 %
 COURSE_STYLE = {
     "figure.dpi": 100,
     "font.size": TEXT_PT,  # ticks, axis labels and legends ("medium") follow it
@@ -267,7 +268,7 @@ def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
 def fit_cell_text(ax) -> None:
     """Size the numbers written in the cells to the cells as drawn now (four characters fit one)."""
     T, S = ax.images[0].get_array().shape
-    size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], 0.36 * cell_points(ax, T, S)))
+    size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points(ax, T, S)))
     for text in ax.texts:
         text.set_fontsize(size)
 
@@ -311,8 +312,9 @@ def _annotate(ax, m, masked, is_weights, whole=False):
 
 # Inches a panel of show_wei_stages needs besides its cells: tick labels and axis name on the left (first
 # panel of a row only), a gap, and a colour bar with its ticks (last panel of a group sharing a scale).
-ROW_NAMES_INCHES, GAP_INCHES, BAR_INCHES = 0.9, 0.25, 0.75
-STAGE_CELL_INCHES = TEXT_PT / 0.36 / 72  # a cell that fits four characters of TEXT_PT (about 0.46 in)
+ROW_NAMES_INCHES, GAP_INCHES, BAR_INCHES = 0.8, 0.2, 0.65
+ROW_OVERHEAD_INCHES = 1.1  # a row of panels besides its cells: title, key labels on top, axis name below
+STAGE_CELL_INCHES = TEXT_PT / CELL_TEXT_SHARE / 72  # a cell that fits four characters of TEXT_PT (0.45 in)
 
 
 def panel_size(T: int, S: int) -> float:
@@ -347,7 +349,7 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     room = (MAX_STAGES_WIDTH - ROW_NAMES_INCHES - BAR_INCHES) / ncols - GAP_INCHES - BAR_INCHES / 2
     side = min(size or max(panel_size(*m.shape) for m in matrices), room)  # a row never outgrows the slide
     panel_inches = side + GAP_INCHES + BAR_INCHES / 2
-    figsize = (ROW_NAMES_INCHES + BAR_INCHES + panel_inches * ncols, (side + 1.5) * nrows)
+    figsize = (ROW_NAMES_INCHES + BAR_INCHES + panel_inches * ncols, (side + ROW_OVERHEAD_INCHES) * nrows)
     if fig is None:
         fig = plt.figure(figsize=figsize, layout="constrained")
     else:
