@@ -106,7 +106,7 @@ html: slides
 check-slides: setup $(NODE_ASSETS)
 	COURSE_SLIDE_CHECK=1 $(BIN)/python -m pytest -p no:xdist -p no:cacheprovider -o addopts="" -rxX \
 	  tests/test_browser_slides.py
-	@cat build/slide-text-report.txt
+	@cat build/slide-text-report.txt build/slide-live-report.txt
 
 $(COLAB_INSTALLED): tools/colab-requirements.txt
 	$(PYTHON) -m venv $(COLAB_VENV)
@@ -116,7 +116,7 @@ $(COLAB_INSTALLED): tools/colab-requirements.txt
 
 # Every notebook run on Colab's versions, in .colab-venv/ (none of requirements.txt is installed there).
 colab-check: $(COLAB_INSTALLED)
-	$(COLAB_VENV)/bin/python -m tools.colab_check $(COLAB_ARGS)
+	OMP_NUM_THREADS=1 $(COLAB_VENV)/bin/python -m tools.colab_check $(COLAB_ARGS)
 
 clean:
 	rm -rf $(VENV) $(COLAB_VENV) build .pytest_cache .ruff_cache
