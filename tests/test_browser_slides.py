@@ -94,48 +94,14 @@ CONTRAST_JS = """
 }
 """
 
-# Every slide of a deck, one by one: each output picture's box, the navigation arrows' boxes, and the
-# on-screen size of every text the slide shows (MathJax is measured as a whole, not its inner glyphs).
-MEASURE_DECK_JS = """
-async () => {
-  const Reveal = await new Promise(done => require(["../lib/reveal.js/dist/reveal.js"], done));
-  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+# What one slide shows (a function of the slide element, the scale it is drawn at and a key per picture):
+# each visible output picture's box, reveal's navigation arrows, and the on-screen size of every visible text
+# (MathJax is measured as a whole, not its inner glyphs). A fragment not shown yet counts as hidden.
+MEASURE_SLIDE_JS = """
+(slide, scale) => {
   const box = el => { const r = el.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
-  const slides = [];
-  for (const slide of Reveal.getSlides()) {
-    const where = Reveal.getIndices(slide);
-    Reveal.slide(where.h, where.v);
-    await frame();
-    const scale = Reveal.getScale();
-    const pictures = [...slide.querySelectorAll(".jp-OutputArea-output img")].map(img => (
-      {...box(img), natural: img.naturalWidth, loaded: img.complete && img.naturalWidth > 0}));
-    const arrows = [...document.querySelectorAll(".reveal .controls button")]
-      .filter(b => getComputedStyle(b).display !== "none" && getComputedStyle(b).visibility !== "hidden")
-      .map(box).filter(b => b.w > 0 && b.h > 0);
-    const texts = [];
-    const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      let el = node.parentElement;
-      if (!node.textContent.trim() || el.closest("aside.notes, .MathJax_Preview, script, style")) continue;
-      el = el.closest(".MathJax_CHTML") || el;
-      if (!el.getClientRects().length) continue;
-      texts.push({px: parseFloat(getComputedStyle(el).fontSize) * scale, text: node.textContent.trim().slice(0, 40),
-                  tag: el.tagName.toLowerCase() + (el.className ? "." + String(el.className).split(" ")[0] : "")});
-    }
-    slides.push({h: where.h, v: where.v, pictures, arrows, texts, height: slide.scrollHeight});
-  }
-  return slides;
-}
-"""
-
-
-# The slide RISE shows now in JupyterLab, measured like a deck's slide (a fragment counts as a step).
-MEASURE_LIVE_JS = """
-() => {
-  const slide = [...document.querySelectorAll(".reveal .slides section.present")].pop();
-  const box = el => { const r = el.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; };
-  const shown = el => el.getClientRects().length && getComputedStyle(el).visibility !== "hidden"
-    && !el.closest(".fragment:not(.visible)");
+  const shown = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden"
+    && getComputedStyle(el).display !== "none" && !el.closest(".fragment:not(.visible)");
   const pictures = [...slide.querySelectorAll(".jp-OutputArea-output img")].filter(shown).map(img => (
     {...box(img), natural: img.naturalWidth, loaded: img.complete && img.naturalWidth > 0,
      key: img.naturalWidth + ":" + img.src.slice(100, 220)}));
@@ -147,13 +113,39 @@ MEASURE_LIVE_JS = """
     let el = node.parentElement;
     if (!node.textContent.trim() || el.closest("aside.notes, .MathJax_Preview, script, style")) continue;
     el = el.closest("mjx-container, .MathJax_CHTML") || el;
-    if (!shown(el)) continue;
-    texts.push({px: parseFloat(getComputedStyle(el).fontSize), text: node.textContent.trim().slice(0, 40),
+    if (!el.getClientRects().length) continue;
+    texts.push({px: parseFloat(getComputedStyle(el).fontSize) * scale, text: node.textContent.trim().slice(0, 40),
                 tag: el.tagName.toLowerCase() + (el.className ? "." + String(el.className).split(" ")[0] : "")});
   }
-  const where = location.hash + "|" + slide.querySelectorAll(".fragment.visible").length;
-  return {where, h: location.hash, v: "", pictures, arrows, texts};
+  return {pictures, arrows, texts};
 }
+"""
+
+# Every slide of an offline deck in turn, all its fragments shown (they take their room even when hidden).
+MEASURE_DECK_JS = f"""
+async () => {{
+  const measure = {MEASURE_SLIDE_JS};
+  const Reveal = await new Promise(done => require(["../lib/reveal.js/dist/reveal.js"], done));
+  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const slides = [];
+  for (const slide of Reveal.getSlides()) {{
+    const where = Reveal.getIndices(slide);
+    Reveal.slide(where.h, where.v);
+    slide.querySelectorAll(".fragment").forEach(f => f.classList.add("visible"));
+    await frame();
+    slides.push({{h: where.h, v: where.v, ...measure(slide, Reveal.getScale())}});
+  }}
+  return slides;
+}}
+"""
+
+# The step RISE shows now in JupyterLab (a slide, or a slide with some of its fragments shown).
+MEASURE_LIVE_JS = f"""
+() => {{
+  const slide = [...document.querySelectorAll(".reveal .slides section.present")].pop();
+  const where = location.hash + "|" + slide.querySelectorAll(".fragment.visible").length;
+  return {{where, h: location.hash, v: "", ...({MEASURE_SLIDE_JS})(slide, 1)}};
+}}
 """
 
 
