@@ -18,7 +18,14 @@ GPU_PLATFORMS := manylinux_2_28_x86_64 manylinux_2_17_x86_64 manylinux2014_x86_6
 # Extra options for `make gpu-check`, e.g. make gpu-check GPU_ARGS="--out gpu-report 00_bigram_baseline.ipynb"
 GPU_ARGS ?=
 
-.PHONY: setup lab test execute stamp data lint bench gpu-check gpu-wheels slides html clean help
+# Colab's own versions (`make colab-check`): an environment of their own, built from tools/colab-requirements.txt
+# only (about 3.1 GB from the package index: PyPI's torch 2.6.0 for Linux is a CUDA build with its libraries).
+COLAB_VENV := .colab-venv
+COLAB_INSTALLED := $(COLAB_VENV)/.installed
+# Extra options for `make colab-check`: notebook names, e.g. make colab-check COLAB_ARGS=00_bigram_baseline.ipynb
+COLAB_ARGS ?=
+
+.PHONY: setup lab test execute stamp data lint bench gpu-check gpu-wheels slides html check-slides colab-check clean help
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
@@ -32,6 +39,8 @@ help:
 	@echo "make gpu-wheels download into .whl/ the wheels gpu-check needs on a GPU machine without internet"
 	@echo "make slides   write one offline reveal.js deck per notebook into build/slides/"
 	@echo "make html     write the static course site (pages, index, decks) into build/site/"
+	@echo "make check-slides  run every notebook afresh and measure every deck slide at 1280x720 in Chromium"
+	@echo "make colab-check   run every notebook on Colab's versions of torch, numpy, matplotlib, ipywidgets, IPython"
 	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
 setup: $(INSTALLED)
@@ -92,7 +101,24 @@ slides: setup $(NODE_ASSETS)
 html: slides
 	$(BIN)/python -m tools.site html
 
+# Every notebook executed afresh, its deck built, every slide measured at 1280×720 (tests/test_browser_slides.py).
+# Not part of `make test` (it takes minutes); CI runs it after `make test`. Offenders: build/slide-text-report.txt.
+check-slides: setup $(NODE_ASSETS)
+	COURSE_SLIDE_CHECK=1 $(BIN)/python -m pytest -p no:xdist -p no:cacheprovider -o addopts="" -rxX \
+	  tests/test_browser_slides.py
+	@cat build/slide-text-report.txt build/slide-live-report.txt
+
+$(COLAB_INSTALLED): tools/colab-requirements.txt
+	$(PYTHON) -m venv $(COLAB_VENV)
+	$(COLAB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(COLAB_VENV)/bin/python -m pip install --quiet --progress-bar off -r tools/colab-requirements.txt
+	touch $(COLAB_INSTALLED)
+
+# Every notebook run on Colab's versions, in .colab-venv/ (none of requirements.txt is installed there).
+colab-check: $(COLAB_INSTALLED)
+	OMP_NUM_THREADS=1 $(COLAB_VENV)/bin/python -m tools.colab_check $(COLAB_ARGS)
+
 clean:
-	rm -rf $(VENV) build .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(COLAB_VENV) build .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

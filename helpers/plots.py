@@ -1,10 +1,16 @@
-"""Pictures of `wei` (who looks at whom, and how much) and of training progress."""
+"""Pictures of `wei` (who looks at whom, and how much) and of training progress, readable on a projector.
+
+Importing this module applies COURSE_STYLE (matplotlib's text sizes) and, inside IPython, registers
+`figure_alt_metadata`, so every matplotlib Figure the course shows carries alt text (see below).
+"""
 
 import math
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.figure import Figure
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
 
@@ -27,8 +33,21 @@ HATCH_GREY = "#8c8c8c"
 ANNOTATE_UP_TO = 12  # write each cell's value when the matrix is at most this wide
 MAX_TICKS = 32  # above this many positions, label every k-th one
 MAX_FIGURE_INCHES = 9.0  # a single heatmap never grows beyond this, however long the sequence
-MAX_STAGES_WIDTH = 14.0  # panels side by side wrap onto a new row beyond this width (three always fit)
+MAX_STAGES_WIDTH = 11.5  # panels side by side wrap onto a new row beyond this width (three always fit)
 CELL_INCHES = 0.5  # a cell that holds a number in a legible font
+# Text on a projector: at 1280×720 every text must be at least 16 px. Figures are drawn at 100 dpi and shown
+# at their own size, so 12 pt is 12 × 100 / 72 ≈ 16.7 px; nothing in a course figure is smaller.
+TEXT_PT = 12
+TITLE_PT = 13
+CELL_TEXT_PT = (8, 15)  # the numbers in cells grow with the cells; cells are sized so that they get TEXT_PT or more
+CELL_TEXT_SHARE = 0.37  # a number in a cell is at most this share of the cell's side: "−0.9" (2.4 em) fills 90 %
+COURSE_STYLE = {
+    "figure.dpi": 100,
+    "font.size": TEXT_PT,  # ticks, axis labels and legends ("medium") follow it
+    "axes.titlesize": TITLE_PT,
+    "legend.title_fontsize": TEXT_PT,
+    "figure.titlesize": TITLE_PT + 1,
+}
 _SHOWN_AS = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
 
@@ -158,18 +177,17 @@ def cell_points(ax, T: int, S: int) -> float:
 
 def set_position_ticks(ax, rows: list[str], cols: list[str]) -> None:
     """Label positions on both axes (every k-th one when there are more than MAX_TICKS), keys on top."""
-    size = 12 if max(len(rows), len(cols)) <= ANNOTATE_UP_TO else 9
     for labels, set_ticks in ((rows, ax.set_yticks), (cols, ax.set_xticks)):
         every = math.ceil(len(labels) / MAX_TICKS)
         shown = range(0, len(labels), every)
-        set_ticks(list(shown), [labels[k] for k in shown], fontsize=size)
+        set_ticks(list(shown), [labels[k] for k in shown], fontsize=TEXT_PT)
     ax.xaxis.tick_top()
     if len(cols) > ANNOTATE_UP_TO or max(map(len, cols), default=0) > 4:
         plt.setp(ax.get_xticklabels(), rotation=90)
 
 
 def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels=None, title=None, mask=None, *,
-             bound=None, axis_names="plain"):
+             bound=None, axis_names="plain", colour_bar=True):
     """Draw `wei` as a heatmap: the looking positions down the side, the looked-at positions along the top.
 
     stage: one of STAGES ('raw', 'masked', 'softmax', 'weights', 'visibility'); it names the panel
@@ -178,6 +196,9 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
     all hold exactly 0. mask: optionally, a boolean matrix of wei's shape, True where masked.
     bound: the ± limit of a scores colour scale (show_wei_stages passes one shared by its panels).
     axis_names: "plain" (default, "position looking (row)") or "qk" ("query: the position looking").
+    colour_bar: False leaves the colour bar out (show_wei_stages draws one per group of panels that share a scale).
+    Every text is TEXT_PT or larger; the axes get a label (`ax.get_label()`) describing the heatmap, which is
+    the figure's alt text when show_wei drew the figure itself.
     Masked cells are always hatched grey, so a masked cell never looks like a true 0; on the
     weights scale, a value below 0 or above 1 is painted orange. Axis ticks read "0 F", "1 i", …
     Up to 12×12 each cell's value is written; a large matrix is drawn plainly, on a capped figure.
@@ -201,20 +222,50 @@ def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels
     if bound is None:
         bound = symmetric_bound([m[~masked]])
     vmin, vmax, cmap, with_bar = colour_scale(is_weights, bound)
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         _, ax = plt.subplots(figsize=figure_size(T, S))
     image = ax.imshow(m.masked_fill(masked, math.nan).numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
-    if with_bar:
-        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if with_bar and colour_bar:
+        add_colour_bar(image)
     hatch_masked(ax, masked)
     if T <= ANNOTATE_UP_TO and S <= ANNOTATE_UP_TO:
-        _annotate(ax, m, masked, is_weights, vmax, whole=stage == "visibility")
+        _annotate(ax, m, masked, is_weights, whole=stage == "visibility")
     set_position_ticks(ax, rows, cols)
     row_name, col_name = AXIS_NAMES[axis_names]
-    ax.set_xlabel(col_name, fontsize=11)
-    ax.set_ylabel(row_name, fontsize=11)
-    ax.set_title(title or f"wei — {stage_title}", fontsize=12)
+    ax.set_xlabel(col_name, fontsize=TEXT_PT)
+    ax.set_ylabel(row_name, fontsize=TEXT_PT)
+    ax.set_title(title or f"wei — {stage_title}", fontsize=TITLE_PT)
+    ax.set_label(describe_wei(m, masked, labels, rows, cols, ax.get_title(), is_weights))
+    if own_figure:
+        ax.figure.set_label(ax.get_label())  # the figure's alt text
     return ax
+
+
+def add_colour_bar(image):
+    """A colour bar as tall as the heatmap, just right of it, with TEXT_PT ticks."""
+    bar = image.axes.figure.colorbar(image, ax=image.axes, fraction=0.046, pad=0.04)
+    bar.ax.tick_params(labelsize=TEXT_PT)
+    return bar
+
+
+def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
+    """Alt text for one heatmap: the word, the stage (its title) and where the strongest values are."""
+    T, S = m.shape
+    word = "".join(map(str, labels)) if labels is not None and all(len(str(c)) == 1 for c in labels) else None
+    what = f"Heatmap '{title}'" + (f" for {word!r}" if word else "") + f", {T} rows × {S} columns"
+    values = m.masked_fill(masked, -math.inf)
+    if T <= ANNOTATE_UP_TO and is_weights:
+        best = values.argmax(dim=1).tolist()
+        parts = [f"{rows[i]} → {cols[j]} {float(m[i, j]):.2f}" for i, j in enumerate(best) if not masked[i, j]]
+        strongest = "strongest weight in each row: " + "; ".join(parts)
+    else:
+        flat = values.flatten()
+        order = [k for k in flat.argsort(descending=True).tolist()[:3] if flat[k] > -math.inf]
+        parts = [f"{rows[k // S]} → {cols[k % S]} {float(flat[k]):.2f}" for k in order]
+        strongest = "largest values: " + "; ".join(parts)
+    hidden = int(masked.sum())
+    return f"{what} (row looks at column){f', {hidden} masked cells hatched' if hidden else ''}; {strongest}."
 
 
 def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
@@ -226,14 +277,33 @@ def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
 def fit_cell_text(ax) -> None:
     """Size the numbers written in the cells to the cells as drawn now (four characters fit one)."""
     T, S = ax.images[0].get_array().shape
-    size = min(15.0, max(7.0, 0.36 * cell_points(ax, T, S)))
+    size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points(ax, T, S)))
     for text in ax.texts:
         text.set_fontsize(size)
 
 
-def _annotate(ax, m, masked, is_weights, vmax, whole=False):
-    """Write each cell's value (−∞ for masked scores) in a colour readable on its background."""
+def relative_luminance(colour) -> float:
+    """WCAG's relative luminance of a matplotlib colour (0 for black, 1 for white)."""
+    channels = np.array(matplotlib.colors.to_rgb(colour))
+    linear = np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+    return float(linear @ [0.2126, 0.7152, 0.0722])
+
+
+def contrast_ratio(a, b) -> float:
+    """WCAG's contrast ratio between two colours, from 1 (none) to 21 (black on white)."""
+    light, dark = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def text_colour_on(background) -> str:
+    """Black or white, whichever stands out more on `background`: either way at least 4.58:1 (WCAG AA)."""
+    return "white" if contrast_ratio("white", background) > contrast_ratio("black", background) else "black"
+
+
+def _annotate(ax, m, masked, is_weights, whole=False):
+    """Write each cell's value (−∞ for masked scores) in black or white, whichever reads better on the cell."""
     T, S = m.shape
+    image = ax.images[0]
     for i in range(T):
         for j in range(S):
             v = float(m[i, j])
@@ -241,7 +311,7 @@ def _annotate(ax, m, masked, is_weights, vmax, whole=False):
                 text, colour = ("−∞" if v == -math.inf else ""), "black"
             else:
                 text = cell_value_text(v, is_weights, whole)
-                colour = "white" if abs(v) > 0.6 * vmax else "black"
+                colour = text_colour_on(image.cmap(image.norm(v)))
             if text:
                 # masked cells: a white box keeps "−∞" readable on top of the grey hatching
                 box = {"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"} if masked[i, j] else None
@@ -249,20 +319,35 @@ def _annotate(ax, m, masked, is_weights, vmax, whole=False):
     fit_cell_text(ax)
 
 
+# Inches a panel of show_wei_stages needs besides its cells: tick labels and axis name on the left (first
+# panel of a row only), a gap, and a colour bar with its ticks (last panel of a group sharing a scale).
+ROW_NAMES_INCHES, GAP_INCHES, BAR_INCHES = 0.8, 0.2, 0.65
+ROW_OVERHEAD_INCHES = 1.1  # a row of panels besides its cells: title, key labels on top, axis name below
+STAGE_CELL_INCHES = TEXT_PT / CELL_TEXT_SHARE / 72  # a cell that fits four characters of TEXT_PT (0.45 in)
+
+
 def panel_size(T: int, S: int) -> float:
-    """Inches for one square panel of show_wei_stages: room for legible numbers when small."""
+    """Inches for the cells of one panel of show_wei_stages: room for TEXT_PT numbers when small."""
     n = max(T, S)
-    cell = 0.42 if n <= ANNOTATE_UP_TO else min(0.42, 3.6 / n)
-    return min(cell * n + 1.9, 4.8)
+    cell = STAGE_CELL_INCHES if n <= ANNOTATE_UP_TO else min(STAGE_CELL_INCHES, 3.6 / n)
+    return min(cell * n, 4.8)
 
 
-def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="plain", ncols=None):
-    """Draw several `wei` matrices side by side (wrapping onto more rows beyond 14 inches, or after `ncols`).
+def bar_groups(scales: list) -> list[bool]:
+    """For panels in reading order, whether each one ends a run of panels that share its colour scale."""
+    return [i == len(scales) - 1 or scales[i + 1] != scale for i, scale in enumerate(scales)]
+
+
+def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="plain", ncols=None, fig=None):
+    """Draw several `wei` matrices side by side, three to a row (or `ncols`), a row at most MAX_STAGES_WIDTH wide.
 
     `panels` is a list of (wei, stage), (wei, stage, title) or (wei, stage, title, labels) tuples, the
     last for a panel with characters of its own (two different words side by side); returns the figure.
     Score panels share one colour scale (± the largest finite score of any of them); weight
-    panels share the fixed 0–1 scale. `size` is each panel's side in inches (chosen to fit by default).
+    panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
+    with the same row labels as its left neighbour leaves them to it. `size` is each panel's side in
+    inches (chosen to fit by default). `fig`: draw into this Figure (one made without pyplot, say)
+    instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
     """
     if not isinstance(panels, (list, tuple)) or not panels or not all(
         isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels
@@ -274,27 +359,50 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
     matrices = [to_matrix(wei) for wei, *_ in panels]
     is_weights = [stage_info(stage)[1] for _, stage, *_ in panels]
     bound = symmetric_bound([m for m, weights in zip(matrices, is_weights, strict=True) if not weights])
-    size = size or min(panel_size(*matrices[0].shape), MAX_STAGES_WIDTH / min(len(panels), 3))
-    ncols = ncols or max(1, min(len(panels), int(MAX_STAGES_WIDTH / size + 1e-6)))  # + 1e-6: 14 / (14 / 3) is 3
-    nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size * ncols + 0.5, size * nrows), squeeze=False)
-    for ax, m, (_, stage, *rest) in zip(axes.flat, matrices, panels, strict=False):
-        title, own_labels = (rest + [None, None])[:2]
-        show_wei(m, own_labels if own_labels is not None else labels, stage=stage, ax=ax, causal=causal, title=title,
-                 bound=bound, axis_names=axis_names)
-    for ax in axes.flat[len(panels):]:
+    n = len(panels)
+    ncols = ncols or min(n, 3)
+    nrows = math.ceil(n / ncols)
+    room = (MAX_STAGES_WIDTH - ROW_NAMES_INCHES - BAR_INCHES) / ncols - GAP_INCHES - BAR_INCHES / 2
+    side = min(size or max(panel_size(*m.shape) for m in matrices), room)  # a row never outgrows the slide
+    panel_inches = side + GAP_INCHES + BAR_INCHES / 2
+    figsize = (ROW_NAMES_INCHES + BAR_INCHES + panel_inches * ncols, (side + ROW_OVERHEAD_INCHES) * nrows)
+    if fig is None:
+        fig = plt.figure(figsize=figsize, layout="constrained")
+    else:
+        fig.set_size_inches(figsize)
+        fig.set_layout_engine("constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).flat
+    row_labels = [rest[1] if len(rest) > 1 and rest[1] is not None else labels for _, _, *rest in panels]
+    scales = [(weights, bound) if not weights else weights for weights in is_weights]
+    ends_group = bar_groups(scales)
+    for k, (ax, m, (_, stage, *rest)) in enumerate(zip(axes, matrices, panels, strict=False)):
+        title = rest[0] if rest else None
+        row_end = k % ncols == ncols - 1 or k == n - 1
+        show_wei(m, row_labels[k], stage=stage, ax=ax, causal=causal, title=title, bound=bound,
+                 axis_names=axis_names, colour_bar=ends_group[k] or row_end)
+        same_rows = k % ncols and row_labels[k] == row_labels[k - 1] and m.shape[0] == matrices[k - 1].shape[0]
+        if same_rows:  # the left neighbour already names these rows
+            ax.tick_params(labelleft=False)
+            ax.set_ylabel("")
+    for ax in list(axes)[n:]:
         ax.remove()
-    fig.tight_layout()
+    fig.draw_without_rendering()  # lay the panels out, then size their numbers to their cells
     for ax in fig.axes:
         if ax.images and ax.texts:
-            fit_cell_text(ax)  # the layout has grown the panels: grow their numbers too
+            fit_cell_text(ax)
+    described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
+    fig.set_label(f"{n} heatmaps side by side. " + " ".join(described))
     return fig
 
 
 def plot_losses(history, reference=None, reference_label=None, ax=None):
-    """Plot train and val loss from `train()`'s history, with an optional horizontal reference line."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 3.2))
+    """Plot train and val loss from `train()`'s history, with an optional horizontal reference line.
+
+    The axes (and a figure plot_losses made itself) get a label saying what the curves show: the alt text.
+    """
+    own_figure = ax is None
+    if own_figure:
+        _, ax = plt.subplots(figsize=(7, 3.6))
     steps = [h["step"] for h in history]
     ax.plot(steps, [h["train"] for h in history], marker="o", label="train")
     ax.plot(steps, [h["val"] for h in history], marker="o", label="val")
@@ -303,4 +411,106 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
     ax.set_xlabel("step")
     ax.set_ylabel("loss")
     ax.legend()
+    first, last = history[0], history[-1]
+    words = (f"Line plot of the training and validation loss from step {first['step']} to step {last['step']}: "
+             f"train {first['train']:.2f} to {last['train']:.2f}, val {first['val']:.2f} to {last['val']:.2f}")
+    if reference is not None:
+        words += f"; dashed line at {reference:.2f} ({reference_label or 'reference'})"
+    ax.set_label(words + ".")
+    if own_figure:
+        ax.figure.set_label(ax.get_label())
     return ax
+
+
+def figure_texts(fig) -> list[tuple[str, str, float]]:
+    """(kind, text, size in pixels at the figure's dpi) for every visible text of a figure.
+
+    Kinds: "titles", "axis ticks", "axis labels", "colour-bar ticks", "colour-bar label", "legends",
+    "cell numbers" (texts on a heatmap), "texts in a plot" (bar labels, annotations), "figure texts".
+    A PNG of the figure shows it at its own dpi, so these are its sizes on screen when shown unscaled.
+    """
+    px_per_pt = fig.dpi / 72
+    found = []
+
+    def add(kind, texts):
+        found.extend((kind, t.get_text(), t.get_fontsize() * px_per_pt) for t in texts
+                     if t.get_visible() and t.get_text().strip())
+
+    def axes_texts(ax):
+        bar = hasattr(ax, "_colorbar")
+        add("colour-bar ticks" if bar else "axis ticks", [*ax.get_xticklabels(), *ax.get_yticklabels()])
+        add("colour-bar label" if bar else "axis labels", [ax.xaxis.label, ax.yaxis.label])
+        add("titles", [ax.title, ax._left_title, ax._right_title])
+        add("cell numbers" if ax.images else "texts in a plot", ax.texts)
+        if ax.get_legend() is not None:
+            add("legends", [*ax.get_legend().get_texts(), ax.get_legend().get_title()])
+        for child in ax.child_axes:
+            axes_texts(child)
+
+    for ax in fig.axes:
+        if ax.get_visible():
+            axes_texts(ax)
+    add("figure texts", [*fig.texts, *([fig._suptitle] if fig._suptitle else [])])
+    for legend in fig.legends:
+        add("legends", [*legend.get_texts(), legend.get_title()])
+    return found
+
+
+# ----- alt text: what a figure shows, in words, stored with every picture the course displays -------------
+
+def describe_axes(ax) -> str:
+    """One panel in words: its label when a course helper set one, else its title, axis names and legend."""
+    label = ax.get_label()
+    if label and not label.startswith("<"):  # "<colorbar>" and other matplotlib-made names are not descriptions
+        return label
+    parts = [f"'{ax.get_title()}'" if ax.get_title() else "a plot"]
+    axis_names = [f"{name} {way}" for name, way in ((ax.get_xlabel(), "across"), (ax.get_ylabel(), "up")) if name]
+    if axis_names:
+        parts.append(", ".join(axis_names))
+    legend = ax.get_legend()
+    if legend is not None:
+        parts.append("legend: " + ", ".join(t.get_text() for t in legend.get_texts()))
+    return "; ".join(parts) + "."
+
+
+def alt_text(fig) -> str:
+    """Alt text for a matplotlib Figure: `fig.get_label()` when set, else built from its titles and axis labels."""
+    if fig.get_label():
+        return fig.get_label()
+    panels = [ax for ax in fig.axes if ax.get_label() != "<colorbar>" and ax.get_visible()]
+    title = fig._suptitle.get_text() + ". " if getattr(fig, "_suptitle", None) else ""
+    if not panels:
+        return title + "A figure with no axes."
+    described = " ".join(describe_axes(ax) for ax in panels)
+    return f"{title}{'A figure' if len(panels) == 1 else f'{len(panels)} panels'}: {described}"
+
+
+def figure_alt_metadata(fig):
+    """IPython formatter for a Figure: no data of its own, only metadata {"image/png": {"alt": ...}}.
+
+    The PNG itself is still drawn by matplotlib's own formatter (whatever figure format is configured);
+    IPython keeps this metadata beside it in the output, where nbconvert builds (tools/site.py) read it.
+    """
+    return {}, {"image/png": {"alt": alt_text(fig)}}
+
+
+def register_alt_text(shell=None) -> bool:
+    """Attach alt text to every Figure IPython displays (pyplot's inline backend or `display(fig)`).
+
+    Registered on IPython's mime-bundle formatter for matplotlib's Figure, which matplotlib's own
+    formatters never replace. Outside IPython (a script, pytest) it does nothing and returns False.
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return False
+    shell.display_formatter.mimebundle_formatter.for_type(Figure, figure_alt_metadata)
+    return True
+
+
+matplotlib.rcParams.update(COURSE_STYLE)
+register_alt_text()

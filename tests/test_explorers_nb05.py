@@ -17,7 +17,7 @@ def test_thou_gives_causal_row_stochastic_weights(capsys):
     out = capsys.readouterr().out
     assert "[0.66, 0.02, 0.10, 0.22]" in out and "'u'" in out
     assert len(plt.get_fignums()) == 1
-    assert len(plt.gcf().axes) == 6  # raw, masked, softmax, each with its colour bar
+    assert len(plt.gcf().axes) == 5  # raw, masked, softmax; raw and masked share one colour bar, softmax has its own
 
 
 def test_scores_are_query_dot_key():

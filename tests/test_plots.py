@@ -10,13 +10,20 @@ import torch
 import torch.nn.functional as F
 
 from helpers.plots import (
+    MAX_STAGES_WIDTH,
+    alt_text,
     cell_value_text,
     char_label,
+    contrast_ratio,
+    figure_alt_metadata,
+    figure_texts,
     masked_cells,
     masked_runs,
     plot_losses,
+    register_alt_text,
     show_wei,
     show_wei_stages,
+    text_colour_on,
     tick_labels,
     to_matrix,
 )
@@ -164,12 +171,63 @@ def test_masked_cells_are_hatched_by_runs_along_each_row():
     assert hatched_cells(ax) == {tuple(ij) for ij in masked.nonzero().tolist()}
 
 
-def test_cell_numbers_are_legible_on_a_projector():
-    ax = show_wei(torch.eye(8) * 0.5, labels="First Ci", stage="weights")
-    assert min(t.get_fontsize() for t in ax.texts) >= 10
-    fig = show_wei_stages([(torch.randn(8, 8), "raw"), (torch.eye(8), "softmax")], labels="First Ci", size=4.4)
-    assert min(t.get_fontsize() for ax in fig.axes for t in ax.texts) >= 9.5
-    assert fig.get_size_inches()[0] <= 10.5
+def smallest_text_px(fig) -> tuple[float, str]:
+    """The smallest text of a figure in pixels (at its dpi) and what kind of text it is."""
+    kind, _, px = min(figure_texts(fig), key=lambda t: t[2])
+    return px, kind
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: show_wei(torch.eye(8) * 0.5, labels="First Ci", stage="weights").figure,
+    lambda: show_wei(torch.randn(40, 40), stage="raw").figure,
+    lambda: show_wei_stages([(torch.randn(8, 8), "raw"), (torch.eye(8), "softmax")], labels="First Ci"),
+    lambda: show_wei_stages([(torch.randn(3, 3), "raw"), (torch.randn(3, 3), "masked"), (torch.eye(3), "softmax")],
+                            labels="hou", size=3.6, axis_names="qk"),
+    lambda: show_wei_stages([(torch.eye(n), "weights", w, w) for n, w in ((3, "hou"), (3, "you"), (4, "thou"))]),
+    lambda: show_wei_stages([(torch.eye(4), "softmax", "dogs", "dogs")] * 4, ncols=2),
+    lambda: plot_losses([{"step": 0, "train": 4.2, "val": 4.2}, {"step": 100, "train": 2.5, "val": 2.6}],
+                        reference=2.49).figure,
+])
+def test_every_text_of_a_helper_figure_is_16_px_or_more_at_100_dpi(draw):
+    fig = draw()
+    assert fig.dpi == 100
+    px, kind = smallest_text_px(fig)
+    assert px >= 16, f"{kind} are {px:.1f} px"
+    assert fig.get_size_inches()[0] <= MAX_STAGES_WIDTH + 0.01  # never wider than a slide can show unscaled
+
+
+def test_three_8_by_8_panels_keep_one_row_within_the_slide_width_with_smaller_numbers():
+    # 24 columns of numbers like "−0.9" need about 1,100 px at 16 px: more than a 1280 px slide leaves, so
+    # the numbers shrink (the other texts do not) and the figure stays one row that fits.
+    fig = show_wei_stages([(torch.randn(8, 8), "raw"), (torch.randn(8, 8), "masked"), (torch.eye(8), "softmax")],
+                          labels="First Ci")
+    assert fig.get_size_inches()[0] <= MAX_STAGES_WIDTH + 0.01
+    assert len({round(ax.get_position().y0, 2) for ax in panel_axes(fig)}) == 1
+    numbers = [t.get_fontsize() for ax in fig.axes for t in ax.texts]
+    assert 9.5 <= min(numbers) < 12
+    assert min(px for kind, _, px in figure_texts(fig) if kind != "cell numbers") >= 16
+
+
+def test_neighbouring_panels_on_one_scale_share_one_colour_bar_and_their_row_names():
+    fig = show_wei_stages([(torch.randn(4, 4), "raw"), (torch.randn(4, 4), "masked"), (torch.eye(4), "softmax")],
+                          labels="abcd")
+    raw, masked, weights = panel_axes(fig)
+    assert [ax.images[0].colorbar is not None for ax in (raw, masked, weights)] == [False, True, True]
+    assert raw.get_ylabel() and not masked.get_ylabel() and not weights.get_ylabel()
+    assert [t.get_text() for t in raw.get_yticklabels()][0] == "0 a"
+
+
+def test_every_cell_number_stands_out_4_5_to_1_from_its_cell():
+    values = torch.linspace(-1, 1, 49).reshape(7, 7)
+    for ax in (show_wei(values, stage="raw"), show_wei(values.abs(), stage="weights", causal=False),
+               show_wei(values * 1.4, stage="weights", causal=False)):  # some "weights" out of range: orange
+        image = ax.images[0]
+        for text in ax.texts:
+            j, i = (round(c) for c in text.get_position())
+            cell = image.cmap(image.norm(image.get_array()[i, j]))
+            assert contrast_ratio(text.get_color(), cell) >= 4.5, (text.get_text(), text.get_color(), cell)
+    assert contrast_ratio("white", "black") == pytest.approx(21)
+    assert text_colour_on("#08306b") == "white" and text_colour_on("#f7fbff") == "black"
 
 
 def test_three_stage_panels_share_one_row_and_more_wrap():
@@ -285,3 +343,61 @@ def test_panels_can_carry_words_of_their_own_and_a_column_count():
     assert [ax.get_title() for ax in axes] == ["hou", "thou", "hou", "thou"]
     assert [t.get_text() for t in axes[1].get_yticklabels()] == ["0 t", "1 h", "2 o", "3 u"]
     assert len({round(ax.get_position().y0, 2) for ax in axes}) == 2  # two rows of two
+
+
+# ----- alt text --------------------------------------------------------------------------------------------
+
+def test_a_heatmap_says_which_word_which_stage_and_its_strongest_weights():
+    wei = torch.tensor([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.80, 0.02, 0.18]])
+    fig = show_wei(wei, labels="hou", stage="softmax").figure
+    text = alt_text(fig)
+    assert "'hou'" in text and "softmaxed weights" in text and "3 masked cells hatched" in text
+    assert "2 u → 0 h 0.80" in text and "1 o → 1 o 0.60" in text
+    scores = show_wei(torch.tensor([[1.0, -math.inf], [4.0, 2.0]]), labels="hu", stage="masked").figure
+    assert "masked scores" in alt_text(scores) and "largest values: 1 u → 0 h 4.00; 1 u → 1 u 2.00; 0 h → 0 h 1.00" \
+        in alt_text(scores)
+
+
+def test_panels_side_by_side_are_each_described():
+    fig = show_wei_stages([(torch.eye(3), "weights", "wei for 'hou'", "hou"), (torch.eye(3), "weights", "you", "you")])
+    text = alt_text(fig)
+    assert text.startswith("2 heatmaps side by side.") and "'hou'" in text and "'you'" in text
+
+
+def test_a_loss_plot_says_where_its_curves_start_and_end():
+    ax = plot_losses([{"step": 0, "train": 4.2, "val": 4.3}, {"step": 300, "train": 2.51, "val": 2.55}],
+                     reference=2.49, reference_label="bigram")
+    text = alt_text(ax.figure)
+    assert "step 0 to step 300" in text and "train 4.20 to 2.51, val 4.30 to 2.55" in text and "2.49 (bigram)" in text
+
+
+def test_any_other_figure_is_described_by_its_titles_axis_names_and_legend():
+    fig, (left, right) = plt.subplots(1, 2)
+    left.plot([1, 2], label="naive")
+    left.set(title="time on cpu", xlabel="T (positions)", ylabel="seconds")
+    left.legend()
+    fig.suptitle("cost")
+    assert alt_text(fig) == ("cost. 2 panels: 'time on cpu'; T (positions) across, seconds up; legend: naive. "
+                             "a plot.")
+    fig.set_label("Two log-log plots of cost against T.")
+    assert alt_text(fig) == "Two log-log plots of cost against T."
+    assert figure_alt_metadata(fig) == ({}, {"image/png": {"alt": "Two log-log plots of cost against T."}})
+
+
+def test_ipython_stores_the_alt_text_beside_the_png():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    assert register_alt_text() is False  # pytest is not IPython: nothing to register, nothing breaks
+    shell = InteractiveShell.instance()
+    try:
+        from IPython.core.pylabtools import select_figure_formats
+
+        select_figure_formats(shell, {"png"})  # what the inline backend registers for a Figure
+        assert register_alt_text(shell) is True
+        fig = show_wei(torch.eye(2), labels="ab", stage="weights").figure
+        data, metadata = shell.display_formatter.format(fig)
+        assert data["image/png"] and metadata["image/png"]["alt"] == alt_text(fig)
+        select_figure_formats(shell, {"png"})  # matplotlib registering its formatters again keeps ours
+        assert shell.display_formatter.format(fig)[1]["image/png"]["alt"] == alt_text(fig)
+    finally:
+        InteractiveShell.clear_instance()

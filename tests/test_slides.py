@@ -1,12 +1,21 @@
 """tools.slides: slide types come from rules, and stamping is idempotent (run on scratch copies only)."""
 
+import base64
 import shutil
 
 import nbformat
 import pytest
 
 from tools.notebooks import NOTEBOOK_DIR, notebook_paths
-from tools.slides import RISE_SETTINGS, slide_type_for, stamp_slides
+from tools.slides import (
+    DECK_STAGE_PX,
+    RISE_SETTINGS,
+    deck_cells,
+    estimated_height,
+    png_height,
+    slide_type_for,
+    stamp_slides,
+)
 
 
 def md(source):
@@ -22,15 +31,53 @@ TITLE = md("# 07 · A title\n\nWhat this notebook earns.")
 SETUP = code("# Course setup (identical in every notebook)\nimport sys")
 
 
+def picture_cell(source="show_wei(wei)", height=300, printed=""):
+    """A code cell whose stored outputs hold text it printed (if any) and then a PNG `height` pixels tall."""
+    cell = code(source)
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (600).to_bytes(4, "big") + height.to_bytes(4, "big")
+    outputs = [nbformat.v4.new_output("stream", text=printed)] if printed else []
+    outputs.append(nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(png + bytes(20)).decode(),
+                                                               "text/plain": "<Figure>"}))
+    cell.outputs = outputs
+    return cell
+
+
 def test_title_slide_then_skipped_setup_then_a_new_slide():
     cells = [BADGE, TITLE, SETUP, md("The usual imports."), code("import torch")]
-    assert slide_type_for(cells) == ["slide", "-", "skip", "slide", "-"]
+    assert slide_type_for(cells) == ["skip", "slide", "skip", "slide", "-"]
+
+
+def test_the_colab_badge_is_skipped_so_no_slide_shows_an_image_from_the_network():
+    assert slide_type_for([BADGE, TITLE, SETUP])[:2] == ["skip", "slide"]
+
+
+def test_a_cell_that_shows_a_picture_starts_a_subslide_of_its_own():
+    cells = [BADGE, TITLE, SETUP, md("## Idea"), md("Long words introducing the picture."), code("x = 1"),
+             picture_cell(), code("assert x == 1"), md("What it shows.")]
+    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "-", "subslide"]
+
+
+def test_a_picture_cell_too_tall_for_a_deck_slide_is_split_into_code_then_picture():
+    long_code = "\n".join(f"x{i} = {i}" for i in range(20))
+    tall, short = picture_cell(long_code, height=500, printed="one\ntwo\n"), picture_cell("show(x)", height=300)
+    assert png_height(tall.outputs[1]) == 500
+    assert estimated_height(tall.source, tall.outputs) > DECK_STAGE_PX >= estimated_height(short.source, short.outputs)
+    nb = nbformat.v4.new_notebook(cells=[BADGE, TITLE, SETUP, md("## Idea"), tall, short])
+    nb.cells[4].metadata["slideshow"] = nb.cells[5].metadata["slideshow"] = {"slide_type": "subslide"}
+    cells = deck_cells(nb).cells
+    assert len(cells) == 7
+    code_half, picture_half = cells[4], cells[5]
+    assert code_half.source == long_code and [o.output_type for o in code_half.outputs] == ["stream"]
+    assert picture_half.metadata["slideshow"] == {"slide_type": "subslide"}
+    assert picture_half.metadata["transient"] == {"remove_source": True}
+    assert "image/png" in picture_half.outputs[0].data and len(picture_half.outputs) == 1
+    assert cells[6].outputs == short.outputs and "transient" not in cells[6].metadata
 
 
 def test_each_level_two_heading_starts_a_slide_and_level_three_a_subslide():
     cells = [BADGE, TITLE, SETUP, md("## One idea"), code("x = 1"), md("### A step of it"), code("y = 2"),
              md("## The next idea"), md("More words on the same slide.")]
-    assert slide_type_for(cells) == ["slide", "-", "skip", "slide", "-", "subslide", "-", "slide", "-"]
+    assert slide_type_for(cells) == ["skip", "slide", "skip", "slide", "-", "subslide", "-", "slide", "-"]
 
 
 def test_prose_after_code_opens_a_subslide_but_prose_after_prose_continues():
@@ -70,7 +117,7 @@ def test_stamp_writes_the_rules_once_and_then_changes_nothing(scratch_notebooks)
         stored = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
         assert stored == slide_type_for(nb.cells)
         assert nb.metadata["rise"] == RISE_SETTINGS
-        assert stored[0] == "slide" and stored.count("skip") == 1, path.name
+        assert stored[:2] == ["skip", "slide"] and stored.count("skip") == 2, path.name  # badge and setup cell
         has_exercise = any(c.cell_type == "markdown" and "## Your turn" in c.source for c in nb.cells)
         assert ("fragment" in stored) == has_exercise, path.name
 

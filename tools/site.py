@@ -16,11 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mistune
 import nbformat
 from traitlets.config import Config
 
 from tools.notebooks import ROOT, notebook_paths
-from tools.slides import apply_slide_types
+from tools.slides import apply_slide_types, deck_cells
 from tools.widgets import drop_widget_views
 
 BUILD = ROOT / "build"
@@ -28,6 +29,10 @@ LIB = BUILD / "lib"
 SLIDES = BUILD / "slides"
 SITE = BUILD / "site"
 NODE_MODULES = ROOT / "node_modules"
+# The course's nbconvert templates: nbconvert's lab page and reveal.js deck with alt text, colours, 1280×720.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+# What an <img> says when its output was stored without alt text (a notebook run before helpers.plots wrote it).
+MISSING_ALT = "A figure without a stored description: re-run the notebook (make execute) to store one."
 # What each page needs from build/lib/, as seen from build/slides/ or build/site/.
 LIB_FROM_PAGE = "../lib"
 MERMAID_STUB = """// The course has no mermaid diagrams; nbconvert's templates import mermaid all the same.
@@ -95,8 +100,11 @@ def offline_config(**extra) -> Config:
 def offline_exporter(exporter_class, config: Config, **options):
     """An nbconvert exporter with `config`, its mermaid imports pointed at build/lib/'s stand-in too.
 
-    (nbconvert does not make the mermaid addresses configurable, so they are set on the instance.)
+    It finds the course's templates (tools/templates/) as well as nbconvert's own. (nbconvert does not make
+    the mermaid addresses configurable, so they are set on the instance.)
     """
+    options.setdefault("extra_template_basedirs", [str(TEMPLATES)])
+    options.setdefault("extra_template_paths", [str(TEMPLATES)])
     exporter = exporter_class(config=config, **options)
     exporter.mermaid_js_url = exporter.mermaid_layout_elk_js_url = f"{LIB_FROM_PAGE}/mermaid-stub.mjs"
     return exporter
@@ -144,41 +152,71 @@ def executed_notebooks(names=()) -> list[tuple[Path, object]]:
     return chosen
 
 
-def export(exporter, nb, path: Path, out: Path) -> Path:
-    """Run `exporter` on `nb` (read from `path`) and write the page to `out`; return `out`."""
+NETWORK_IMAGE = re.compile(r"!\[([^\]]*)\]\((?:https?:)?//[^)]*\)")
+
+
+def plain_title(title: str) -> str:
+    """A Markdown title as plain text, for a page's <title>: `dogs` → dogs."""
+    return title.replace("`", "").replace("*", "")
+
+
+def markdown_inline(text: str) -> str:
+    """One line of Markdown (a notebook title) as HTML, without the surrounding paragraph."""
+    return mistune.html(text).strip().removeprefix("<p>").removesuffix("</p>")
+
+
+def offline_notebook(nb):
+    """The notebook as an offline page shows it (changed in memory, and returned): no widget views, a
+    Markdown image from the network (the Colab badge) left as its words, and the title as the page's title."""
     drop_widget_views(nb)
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem, "path": str(path.parent)}})
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = NETWORK_IMAGE.sub(r"\1", cell.source)
+    nb.metadata["title"] = plain_title(notebook_title(nb))
+    return nb
+
+
+def export(exporter, nb, path: Path, out: Path) -> Path:
+    """Run `exporter` on `nb` (read from `path`), made offline, and write the page to `out`; return `out`."""
+    resources = {"metadata": {"name": path.stem, "path": str(path.parent)},
+                 "course_css": (TEMPLATES / "course_style.css").read_text(encoding="utf-8"),
+                 "course_missing_alt": MISSING_ALT}
+    body, _ = exporter.from_notebook_node(offline_notebook(nb), resources=resources)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(body, encoding="utf-8")
     return out
 
 
-def build_slides(names=(), out_dir: Path = SLIDES) -> list[Path]:
+def build_slides(names=(), out_dir: Path = SLIDES, notebooks=None) -> list[Path]:
     """Write one reveal.js deck per executed notebook into `out_dir`; return their paths.
 
     The slide types are applied in memory by tools.slides's rules, so a deck is cut right even
-    before `python -m tools.slides stamp` has written them into the notebook.
+    before `python -m tools.slides stamp` has written them into the notebook. `notebooks`: (path,
+    notebook) pairs to build instead of the stored notebooks (a test builds freshly executed ones).
     """
     from nbconvert import SlidesExporter
 
     copy_assets(out_dir.parent / "lib")
-    exporter = offline_exporter(SlidesExporter, slides_config())
+    exporter = offline_exporter(SlidesExporter, slides_config(), template_name="course_reveal")
     decks = []
-    for path, nb in executed_notebooks(names):
+    for path, nb in notebooks if notebooks is not None else executed_notebooks(names):
         apply_slide_types(nb)
-        decks.append(export(exporter, nb, path, out_dir / f"{path.stem}.slides.html"))
+        decks.append(export(exporter, deck_cells(nb), path, out_dir / f"{path.stem}.slides.html"))
     return decks
 
 
-def build_site(names=(), out_dir: Path = SITE) -> list[Path]:
-    """Write one HTML page per executed notebook and an index linking pages and decks; return the pages."""
+def build_site(names=(), out_dir: Path = SITE, notebooks=None) -> list[Path]:
+    """Write one HTML page per executed notebook and an index linking pages and decks; return the pages.
+
+    `notebooks`: (path, notebook) pairs to build instead of the stored notebooks, as for build_slides.
+    """
     from nbconvert import HTMLExporter
 
     copy_assets(out_dir.parent / "lib")
-    exporter = offline_exporter(HTMLExporter, offline_config(), template_name="lab")
-    notebooks = executed_notebooks(names)
-    pages = [export(exporter, nb, path, out_dir / f"{path.stem}.html") for path, nb in notebooks]
+    exporter = offline_exporter(HTMLExporter, offline_config(), template_name="course_lab")
+    notebooks = notebooks if notebooks is not None else executed_notebooks(names)
     entries = [(path.stem, notebook_title(nb)) for path, nb in notebooks]
+    pages = [export(exporter, nb, path, out_dir / f"{path.stem}.html") for path, nb in notebooks]
     (out_dir / "index.html").write_text(index_html(entries), encoding="utf-8")
     return pages
 
@@ -186,7 +224,7 @@ def build_site(names=(), out_dir: Path = SITE) -> list[Path]:
 def index_html(entries) -> str:
     """The site's front page: the notebooks in order, each with a link to its page and to its deck."""
     rows = "\n".join(
-        f'    <li><a href="{html.escape(stem)}.html">{html.escape(title or stem)}</a>'
+        f'    <li><a href="{html.escape(stem)}.html">{markdown_inline(title) if title else html.escape(stem)}</a>'
         f' <span class="deck">(<a href="../slides/{html.escape(stem)}.slides.html">slides</a>)</span></li>'
         for stem, title in entries
     )

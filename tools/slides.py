@@ -5,17 +5,27 @@
 
 The slide types come from rules, never from hand edits, so they stay right when a notebook changes:
 
-- the Colab badge and the title cell (the first `# ` heading) make the title slide;
+- the title cell (the first `# ` heading) makes the title slide; the Colab badge is skipped (the room
+  needs no Colab link, and its image needs the network);
 - the setup cell (its source starts with "# Course setup") is skipped: the room need not read it;
 - the first cell after the setup cell starts a slide (unless a heading already does);
 - a markdown cell that starts with a `## ` heading starts a new slide: one idea per slide;
 - a markdown cell that starts with a `### ` heading starts a subslide (a step down, same idea);
+- a code cell that shows a picture (its stored outputs hold an image) starts a subslide, so the picture
+  is drawn near the top of the screen with its code above it, never below the fold;
 - a plain markdown cell right after a code cell starts a subslide, so long ideas come in screenfuls;
 - under a heading that says "Your turn", the cells after the heading are fragments, shown one by one;
 - every other cell continues the slide it is on ("-").
+
+The offline decks (tools/site.py) go one step further, which a live slideshow cannot: a picture cell whose
+code and picture together would not fit a 1280×720 slide is shown as two subslides, the code (with what it
+printed before the picture) and then the picture (`deck_cells`).
 """
 
+import base64
+import copy
 import re
+import struct
 import sys
 from pathlib import Path
 
@@ -26,6 +36,11 @@ from tools.notebooks import is_setup_cell, notebook_paths, write_atomically
 # Notebook-level settings for RISE: scroll long slides and always start from the title slide.
 RISE_SETTINGS = {"scroll": True, "start_slideshow_at": "beginning", "transition": "none"}
 YOUR_TURN = re.compile(r"your turn", re.IGNORECASE)
+PICTURE_TYPES = {"image/png", "image/jpeg", "image/svg+xml"}
+# A deck's slide (tools/templates/course_reveal): 720 px tall, code and printed text at 17 px on 23 px lines.
+DECK_STAGE_PX = 700
+DECK_LINE_PX = 23
+DECK_CELL_PADDING_PX = 24
 
 
 def heading_level(cell) -> int:
@@ -41,6 +56,13 @@ def is_badge(cell) -> bool:
     return cell["cell_type"] == "markdown" and "colab-badge" in cell["source"]
 
 
+def picture_outputs(cell) -> list[int]:
+    """The indices of a code cell's outputs that hold a picture (PNG, JPEG or SVG); [] for other cells."""
+    if cell["cell_type"] != "code":
+        return []
+    return [i for i, out in enumerate(cell.get("outputs", [])) if PICTURE_TYPES & set(out.get("data", {}))]
+
+
 def slide_type_for(cells) -> list[str]:
     """The slide type of each cell ("slide", "subslide", "fragment", "skip" or "-"), by the module's rules."""
     types = []
@@ -50,16 +72,16 @@ def slide_type_for(cells) -> list[str]:
         level = heading_level(cell)
         if is_setup_cell(cell):
             kind, after_setup = "skip", True
-        elif not types or (is_badge(cell) and not seen_title):
-            kind = "slide"
-        elif level == 1 and not seen_title:
-            kind = "-" if types[-1] == "slide" and is_badge(previous) else "slide"
-        elif level in (1, 2):
+        elif is_badge(cell) and not seen_title:
+            kind = "skip"
+        elif previous is None or level in (1, 2):
             kind = "slide"
         elif level == 3:
             kind = "subslide"
         elif after_setup:
             kind = "slide"
+        elif picture_outputs(cell):
+            kind = "subslide"
         elif in_exercise:
             kind = "fragment"
         elif cell["cell_type"] == "markdown" and previous is not None and previous["cell_type"] == "code":
@@ -95,6 +117,53 @@ def apply_slide_types(nb) -> bool:
         nb.metadata["rise"] = dict(RISE_SETTINGS)
         changed = True
     return changed
+
+
+def png_height(out) -> int:
+    """The height in pixels of a PNG output (read from its header), 0 for any other output."""
+    data = out.get("data", {}).get("image/png")
+    if not data:
+        return 0
+    header = base64.b64decode(data[:44])  # 33 bytes: signature, then the IHDR chunk with width and height
+    return struct.unpack(">I", header[20:24])[0]
+
+
+def estimated_height(source: str, outputs) -> int:
+    """About how many pixels a code cell with `source` and `outputs` fills on a deck's 1280×720 slide."""
+    lines = len(source.splitlines())
+    text_lines = sum(
+        out.get("text", "").count("\n") if out.get("output_type") == "stream"
+        else out.get("data", {}).get("text/plain", "").count("\n") + 1 if "text/plain" in out.get("data", {}) else 0
+        for out in outputs if not PICTURE_TYPES & set(out.get("data", {}))
+    )
+    code = lines * DECK_LINE_PX + DECK_CELL_PADDING_PX if lines else 0
+    return code + text_lines * DECK_LINE_PX + sum(png_height(out) + DECK_CELL_PADDING_PX for out in outputs
+                                                  if PICTURE_TYPES & set(out.get("data", {})))
+
+
+def deck_cells(nb):
+    """Split, in memory, each picture cell too tall for one deck slide into code and picture subslides.
+
+    Call it after apply_slide_types. The second half repeats the cell with its source hidden (nbconvert's
+    `transient.remove_source`) and only the outputs from the first picture on. Returns `nb`.
+    """
+    cells = []
+    for cell in nb.cells:
+        pictures = picture_outputs(cell)
+        if pictures and estimated_height(cell.source, cell.outputs) > DECK_STAGE_PX:
+            first = pictures[0]
+            picture = copy.deepcopy(cell)
+            picture.outputs = cell.outputs[first:]
+            picture.metadata["slideshow"] = {"slide_type": "subslide"}
+            picture.metadata["transient"] = {"remove_source": True}
+            if "id" in picture:
+                picture.id = f"{cell.id}-picture"
+            cell.outputs = cell.outputs[:first]
+            cells += [cell, picture]
+        else:
+            cells.append(cell)
+    nb.cells = cells
+    return nb
 
 
 def stamp_slides(path: Path) -> bool:
