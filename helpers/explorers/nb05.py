@@ -1,13 +1,12 @@
 """Notebook 05: query and key. Type a word and see its (T, T) scores q · k and the weights they give."""
 
-import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
 from ..attention import future_mask
 from ..data import VOCAB_SIZE
-from ..plots import show_wei_stages
-from .core import fmt_row, parse_word, report
+from ..plots import fit_cell_text, show_wei, symmetric_bound
+from .core import fmt_row, new_figure, parse_word, report, show
 
 BLOCK_SIZE = 8
 N_EMBD = 16
@@ -54,11 +53,23 @@ def explore_word_scores(word: str = "thou"):
     last = word[-1]
     print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")
     print(f"                     and shares out weights: {fmt_row(wei[-1])}")
-    show_wei_stages(
-        [(raw, "raw", "wei — raw scores q · k"), (masked, "masked"), (wei, "softmax")],
-        labels=word,
-        axis_names="qk",
-        size=min(4.2, 0.5 * len(word) + 1.8),
-    )
-    plt.show()
+    draw_stages(word, raw, masked, wei)
     return wei
+
+
+def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.Tensor) -> None:
+    """The three stages side by side, as show_wei_stages lays them out, on a figure pyplot never sees.
+
+    The two score panels share one colour scale; the weights panel has the fixed 0–1 scale.
+    """
+    side = min(4.2, 0.5 * len(word) + 1.8)
+    fig, axes = new_figure((3 * side + 0.5, side), 1, 3)
+    bound = symmetric_bound([raw, masked])
+    stages = ((raw, "raw", "wei — raw scores q · k"), (masked, "masked", None), (wei, "softmax", None))
+    for ax, (matrix, stage, title) in zip(axes, stages, strict=True):
+        show_wei(matrix, word, stage=stage, ax=ax, title=title, bound=bound, axis_names="qk")
+    fig.tight_layout()
+    for ax in axes:
+        fit_cell_text(ax)  # the layout has grown the panels: grow their numbers too
+    show(fig, f"Three heatmaps of wei for {word!r}, query positions down the side and key positions along the top: "
+              "raw scores q · k, the future masked (hatched), and the softmax weights.")

@@ -4,14 +4,13 @@ Both explorers use the notebook's hand-set example: one-hot characters over a fi
 and query, key and value weights whose h, o, u columns are the ones worked through by hand.
 """
 
-import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..plots import show_wei
-from .core import fmt_row, parse_numbers, parse_word, report
+from .core import fmt_row, new_figure, parse_numbers, parse_word, report, show
 
 ALPHABET = "houyt"  # h, o, u are the worked example; y and t make `you` and `thou` possible
 # nn.Linear(5, 2).weight layout: row = output channel, column = input letter (h, o, u, y, t).
@@ -44,7 +43,7 @@ def weights_and_output(x, query, key, value) -> tuple[torch.Tensor, torch.Tensor
 
 def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     """`wei` as a heatmap beside `out` as bars, one pair of bars per position."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
+    fig, (left, right) = new_figure((9, 3.6), 1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
     show_wei(wei, labels=list(word), stage="weights", ax=left, title="wei (who looks at whom)", axis_names="qk")
     positions = torch.arange(len(word)).numpy()
     right.bar(positions - 0.2, out[:, 0].numpy(), width=0.4, label="channel 0")
@@ -56,7 +55,7 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     right.set_xlabel("position: character")
     right.legend(fontsize=8, loc="upper left", ncol=2)
     fig.tight_layout()
-    plt.show()
+    show(fig, f"Heatmap of wei for {word!r} beside bar charts of out, two bars per position: {title}.")
 
 
 def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
