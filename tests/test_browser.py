@@ -515,8 +515,13 @@ def test_live_slideshow_opens_on_the_title_and_an_explorer_redraws_in_it(ran_not
     page.locator(".jp-Cell").first.click()  # start from the first cell: the title slide
     run_command(page, "Start Deck")
     expect(page.locator("body[data-jp-deck-mode='presenting']")).to_be_attached(timeout=30_000)
-    expect(page.get_by_role("heading", name=TITLE).first).to_be_visible(timeout=30_000)
+    title = page.get_by_role("heading", name=TITLE).first
+    expect(title).to_be_visible(timeout=30_000)
     screenshot(page, "slideshow_title_slide")
+    page.keyboard.press("ArrowRight")  # the keys the README's instructor section teaches
+    expect(title).not_to_be_visible(timeout=10_000)
+    page.keyboard.press("ArrowLeft")
+    expect(title).to_be_visible(timeout=10_000)
     cells = explorer_cells(page)
     for _ in range(200):  # Space walks every slide, subslide and fragment in reading order
         if cells.count() and cells.first.locator(TEXT_BOX).first.is_visible():

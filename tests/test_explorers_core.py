@@ -324,22 +324,33 @@ def test_an_unknown_course_explorers_value_is_one_sentence_and_the_guess(monkeyp
     assert out.startswith("COURSE_EXPLORERS is 'yes please': set it to live or static") and one_sentence(out.strip())
 
 
-def run_in_kernel(source: str, **client_options) -> str:
-    """What one code cell prints when nbclient runs it in a fresh kernel (from this repository's root)."""
+def run_in_kernel(source: str, **client_options) -> list:
+    """The outputs of one code cell that nbclient runs in a fresh kernel (helpers/ importable)."""
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     NotebookClient(nb, kernel_name="python3", timeout=120, **client_options).execute(
         env={**os.environ, "PYTHONPATH": str(ROOT)}
     )
-    return "".join(out.get("text", "") for out in nb.cells[0].outputs)
+    return nb.cells[0].outputs
+
+
+def printed(outputs) -> str:
+    return "".join(out.get("text", "") for out in outputs)
 
 
 def test_a_real_kernel_is_live_unless_nbclient_keeps_its_history_in_memory(monkeypatch):
     monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
     source = "from helpers.explorers.core import live_frontend\nprint(live_frontend())"
-    assert run_in_kernel(source).strip() == "False"  # nbclient's default: --HistoryManager.hist_file=:memory:
-    assert run_in_kernel(source, ipython_hist_file="").strip() == "True"  # started as JupyterLab starts it
+    assert printed(run_in_kernel(source)).strip() == "False"  # nbclient's default: --HistoryManager.hist_file=:memory:
+    assert printed(run_in_kernel(source, ipython_hist_file="")).strip() == "True"  # as JupyterLab starts it
+
+
+def test_in_a_kernel_that_has_drawn_nothing_yet_an_explorer_shows_a_picture(monkeypatch):
+    monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
+    outputs = run_in_kernel("from helpers.explorers.nb06 import explore_word\nshown = explore_word('hou')")
+    pictures = [out for out in outputs if "image/png" in out.get("data", {})]
+    assert len(pictures) == 1, [sorted(out.get("data", {})) for out in outputs]
 
 
 # --- figures pyplot never sees ---------------------------------------------------------------------

@@ -171,7 +171,12 @@ def new_figure(figsize, nrows: int = 1, ncols: int = 1, **subplots):
 def show(figure, description: str) -> None:
     """Display `figure` (from new_figure) as the cell's picture, `description` (one sentence) as its label."""
     from IPython.display import display
+    from matplotlib import pyplot
 
+    # Load pyplot's backend, as drawing anything with pyplot would. In a kernel that is matplotlib-inline, and
+    # loading it is what teaches IPython to show a Figure as a picture: before it, display(figure) in a notebook
+    # that has not drawn yet gives only "<Figure size …>". (Private in matplotlib, there since 3.5; creates no figure.)
+    pyplot._get_backend_mod()
     figure.set_label(description)
     display(figure)
 
