@@ -9,10 +9,10 @@ the course's `tools.notebooks`. Widget traffic from an explorer could deadlock s
 the kernel finished, the run never did. Each run here is the plain command, in a fresh kernel, under a
 timeout; its output goes to a temporary folder (the repository's notebooks are never written).
 
-Besides the notebooks, each round runs a generated "race" notebook: RACE_CELLS cells that each open an
-explorer and end at once, the moment that hung a run about once in forty when explorers opened an
-Output widget headless, and nearly always with this many cells. Exit status: 0 when every run finished
-without error, 1 when any hung or failed.
+Besides the notebooks, it runs a generated "race" notebook: RACE_CELLS cells that each open an explorer
+and end at once. While explorers still opened an Output widget headless, plain runs of the explorer
+notebooks hung about once in forty, and this notebook hung 5 runs of 6. Exit status: 0 when every run
+finished without error, 1 when any hung or failed.
 """
 
 import argparse
