@@ -183,8 +183,8 @@ def explorer_controls(cell) -> list[tuple]:
     return controls
 
 
-def check_explorer_redraws(cell, changes: int = CHANGES_PER_EXPLORER) -> tuple[int, list[str]]:
-    """Change the explorer's controls in turn, `changes` times; decode each redrawn picture.
+def check_explorer_redraws(cell, changes: int = CHANGES_PER_EXPLORER, before_each=None) -> tuple[int, list[str]]:
+    """Change the explorer's controls in turn, `changes` times (calling `before_each()` first); decode each picture.
 
     Returns (pictures checked, one line per bad redraw). A good redraw is one picture, at least
     MIN_PICTURE_PX, fully opaque, not blank, and different from the picture before the change.
@@ -197,6 +197,8 @@ def check_explorer_redraws(cell, changes: int = CHANGES_PER_EXPLORER) -> tuple[i
     problems = []
     for step in range(changes):
         control, kind = controls[step % len(controls)]
+        if before_each:
+            before_each()
         done = change_control(control, kind)
         src = wait_for_new_picture(cell, before_src)
         if src is None:
@@ -318,23 +320,20 @@ def is_running(cell) -> bool:
     return "[*]" in cell.locator(".jp-InputArea-prompt").first.inner_text()
 
 
-def start_drawing(page, stop: Path) -> None:
-    """Start DRAWING_CELL (remove the stop file, run the cell) and wait until it has drawn."""
-    stop.unlink()
+def start_drawing(page) -> None:
+    """Run DRAWING_CELL (Ctrl+Enter: run and stay) and wait until it is running."""
     cell = drawing_cell(page)
-    cell.scroll_into_view_if_needed()
     cell.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
-    expect(cell.locator(".jp-OutputArea-output img").first).to_be_visible(timeout=60_000)
+    page.keyboard.press("Control+Enter")
+    deadline = time.monotonic() + 30
+    while not is_running(cell) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
 
 
-def stop_drawing(page, stop: Path) -> None:
-    """Write the stop file and wait until DRAWING_CELL has finished."""
-    stop.touch()
-    cell = drawing_cell(page)
-    deadline = time.monotonic() + 60
+def wait_until_idle(cell, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
     while is_running(cell) and time.monotonic() < deadline:
-        page.wait_for_timeout(250)
+        cell.page.wait_for_timeout(100)
 
 
 def free_port() -> int:
@@ -357,20 +356,16 @@ def wait_for_server(port: int, server: subprocess.Popen, log: Path, timeout_s: f
             time.sleep(0.5)
 
 
-# Appended to each explorer notebook of the scratch course: a learner's own cell that draws with pyplot, over
-# and over, until the test writes STOP_DRAWING beside the notebook (it exists at first, so Run All passes straight
-# through). Explorers must redraw correctly while it runs: JupyterLab 4.6 handles widget messages on a kernel
-# subshell thread, so an explorer redraws at the same time as a running cell draws.
-STOP_DRAWING = "stop-drawing"
-DRAWING_CELL = f"""# a learner's own cell: draw until {STOP_DRAWING} appears (or ten minutes have passed)
-import pathlib
+# Appended to each explorer notebook of the scratch course: a learner's own cell that draws with pyplot for
+# DRAW_S seconds. The test starts it, then changes an explorer while it runs, as a learner would while a
+# cell (or Run All) is still going. The explorer's redraw then runs as that cell ends, while matplotlib-inline's
+# post-execute hook shows and closes every open pyplot figure: the moment that blanked redraws.
+DRAW_S = 3
+DRAWING_CELL = f"""# a learner's own cell: draw a few figures for {DRAW_S} seconds
 import time
 
-from IPython.display import clear_output
-
-stop_at = time.monotonic() + 600
-while not pathlib.Path({STOP_DRAWING!r}).exists() and time.monotonic() < stop_at:
-    clear_output(wait=True)
+stop_at = time.monotonic() + {DRAW_S}
+while time.monotonic() < stop_at:
     plt.imshow(torch.rand(8, 8).numpy(), cmap="Blues")
     plt.title("another cell's picture")
     plt.show()"""
@@ -392,7 +387,6 @@ def scratch_course(folder: Path) -> Path:
             nb.cells.append(nbformat.v4.new_code_cell(DRAWING_CELL))
         nbformat.write(nb, folder / "notebooks" / path.name)
         stamp_slides(folder / "notebooks" / path.name)
-    (folder / "notebooks" / STOP_DRAWING).touch()
     (folder / "data").mkdir()
     corpus = ROOT / "data" / "tinyshakespeare.txt"
     if corpus.exists():
@@ -544,15 +538,14 @@ def explorer_count(name: str) -> int:
 
 
 @pytest.mark.parametrize("name", [path.name for path in explorer_notebooks()])
-def test_every_explorer_redraws_a_whole_new_picture_on_every_change(name, browser, lab, course):
-    """Run All in JupyterLab (default settings), then change each explorer's controls while another cell draws.
+def test_every_explorer_redraws_a_whole_new_picture_on_every_change(name, browser, lab):
+    """Run All in JupyterLab (default settings); change each explorer's controls, each time while another cell draws.
 
     Every redrawn picture is decoded from the page: one picture, of plausible size, fully opaque, not
     blank, and different from the one before. All bad redraws of the notebook are listed, not just the first.
     """
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    stop = course / "notebooks" / STOP_DRAWING
     checked, problems = 0, []
     try:
         open_notebook(page, lab, name)
@@ -561,18 +554,14 @@ def test_every_explorer_redraws_a_whole_new_picture_on_every_change(name, browse
         assert cells.count() == explorer_count(name), (
             f"{name} calls explore() {explorer_count(name)} times but shows {cells.count()} live explorers"
         )
-        start_drawing(page, stop)
         for k in range(cells.count()):
-            cells.nth(k).scroll_into_view_if_needed()
-            count, found = check_explorer_redraws(cells.nth(k))
+            count, found = check_explorer_redraws(cells.nth(k), before_each=lambda: start_drawing(page))
             checked += count
             problems += [f"explorer {k + 1}, {problem}" for problem in found]
-        if not is_running(drawing_cell(page)):
-            problems.append("the drawing cell stopped before the explorers were done: not every redraw overlapped it")
+            wait_until_idle(drawing_cell(page))
+        cells.last.scroll_into_view_if_needed()
         screenshot(page, f"explorer_{name.removesuffix('.ipynb')}")
     finally:
-        if not stop.exists():
-            stop_drawing(page, stop)
         context.close()
         shut_down_kernels(lab)
     print(f"{name}: {len(problems)} of {checked} redraws bad")
