@@ -261,7 +261,7 @@ def execution_counts(page) -> list[int]:
 
 
 def run_all_cells(page) -> None:
-    """Run → Run All Cells, then wait until the run has finished (no [*] left, new numbers in the prompts).
+    """Run → Run All Cells, then wait until the run has finished (it started, and no [*] is left).
 
     A click that lands while JupyterLab is still wiring the notebook to its kernel can be lost, so the
     menu is used again when nothing has started after a few seconds.
@@ -283,7 +283,7 @@ def run_all_cells(page) -> None:
             break
     while True:
         counts = execution_counts(page)
-        if started and -1 not in counts and max(counts, default=0) > before:
+        if started and -1 not in counts:  # Run All queues every cell at once: no [*] left means done
             return
         if time.monotonic() > deadline or not started:
             screenshot(page, "run_all_timed_out")
