@@ -34,6 +34,7 @@ from tools.headless import explorer_notebooks
 from tools.notebooks import ROOT, notebook_paths
 from tools.slides import stamp_slides
 
+pytestmark = pytest.mark.slow  # a JupyterLab server and Chromium: minutes
 CHROMIUM = Path("/usr/bin/chromium")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 if not CHROMIUM.exists() and not IN_CI:

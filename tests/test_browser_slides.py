@@ -31,6 +31,7 @@ import pytest
 from tools.notebooks import NOTEBOOK_DIR, ROOT, is_setup_cell, notebook_client, notebook_paths
 from tools.slides import picture_outputs, stamp_slides
 
+pytestmark = pytest.mark.slow  # decks built and measured in Chromium
 CHROMIUM = Path("/usr/bin/chromium")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 if not CHROMIUM.exists() and not IN_CI:

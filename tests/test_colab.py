@@ -152,6 +152,7 @@ def test_install_pattern_catches_the_usual_spellings():
     assert not INSTALLS.search("print('pipeline installed')\nx = pip_count")
 
 
+@pytest.mark.slow  # a kernel
 def test_one_notebook_alone_runs_top_to_bottom_as_on_colab(tmp_path, monkeypatch):
     remote = make_remote(tmp_path / "remote", whole_course=True)
     fake = tmp_path / "fake-colab"

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import CORPUS_URL_ENV, NO_CORPUS_EXIT, corpus_problem, no_corpus_message
 from tools.notebooks import ROOT
 
@@ -14,6 +16,7 @@ UNREACHABLE = "http://127.0.0.1:9/tinyshakespeare.txt"
 NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "data", "__pycache__", ".pytest_cache", ".ruff_cache", "*.part")
 
 
+@pytest.mark.slow  # a fresh copy of the course
 def test_make_test_without_corpus_or_network_stops_with_one_message(tmp_path):
     fresh = tmp_path / "fresh-clone"
     shutil.copytree(ROOT, fresh, ignore=NOT_COPIED)

@@ -13,7 +13,7 @@ from matplotlib.patches import Arc, Circle, FancyArrowPatch
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import char_label, show_wei
-from .core import fmt_row, new_figure, parse_word, quote, report, show
+from .core import Shown, explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
@@ -87,10 +87,19 @@ def draw_graph(wei, labels, ax=None, title=None, min_weight=0.0):
     return ax
 
 
+@explorer(refuses=[
+    ({"word": ""}, "empty"),
+    ({"word": "x" * (BLOCK_SIZE + 1)}, f"keep it to {BLOCK_SIZE} or fewer"),
+    ({"word": "thé"}, "never uses"),
+    ({"word": 7}, "text"),
+    ({"causal": "False"}, "yes/no switch"),
+    ({"causal": None}, "yes/no switch"),
+])
 def explore_mask(word: str = EXAMPLE, causal: bool = True):
     """Draw the demo head's `wei` for a typed word as a heatmap and a graph, with the causal mask on or off.
 
-    Returns the (T, T) weights on the CPU, or None after one sentence about unusable input.
+    Returns {'wei': the (T, T) weights on the CPU, 'drawn': how many edges the graph draws}, or None after one
+    sentence about unusable input.
     """
     idx, problem = parse_word(word, BLOCK_SIZE, "word", EXAMPLE)
     if problem is None and not isinstance(causal, bool):
@@ -112,4 +121,4 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     drawn = sum(as_labelled(w) >= EXPLORER_MIN_WEIGHT for w in wei.flatten().tolist() if w > 0)
     print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws the {drawn} labelled at least "
           f"{EXPLORER_MIN_WEIGHT:g}, self-loops included")
-    return wei
+    return Shown(wei=wei, drawn=drawn)
