@@ -54,8 +54,7 @@ def test_setup_cell_is_identical_everywhere_first_and_folded(notebook):
     _, nb = notebook
     setup = code_cells(nb)[0]
     assert is_setup_cell(setup)
-    assert setup.source == setup_source(), "run `make stamp`"
-    assert f'"{REPO_URL}")' in setup.source
+    assert setup.source == setup_source(), "the setup cell differs from tools/setup_cell.py: run `make stamp`"
     assert setup.metadata.get("cellView") == "form", "Colab should fold the setup cell into its title"
     assert setup.metadata.get("jupyter", {}).get("source_hidden") is True, "JupyterLab should collapse it"
 

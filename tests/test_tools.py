@@ -1,5 +1,6 @@
 """The notebook stamping tool and the CI entry point."""
 
+import re
 import sys
 
 import nbformat
@@ -82,14 +83,19 @@ def test_unknown_notebook_name_is_refused():
         tool.notebook_paths(["99_nothing.ipynb"])
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_every_tier_the_readme_names_and_make_check_runs_the_same():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "make test" in readme and "\nmake test\n" in ci
+    assert "`make test`" in readme and "\nmake test\n" in ci
     after = ci.split("\nmake test\n", 1)[1]  # what CI runs after the test command: documented make targets only
     commands = [line for line in after.splitlines() if line.strip() and not line.startswith("#")]
-    assert all(line.startswith("make ") and f"`{line}`" in readme for line in commands), commands
-    assert "../shared/data/tinyshakespeare.txt" in ci
+    undocumented = [line for line in commands if not (line.startswith("make ") and f"`{line}`" in readme)]
+    assert commands and not undocumented, f"CI runs commands the README does not name: {undocumented}"
+    check = re.search(r"^check: (.*)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    assert check and check[1].split() == ["test"] + [line.removeprefix("make ") for line in commands], (
+        "`make check` must run what CI runs, in the same order"
+    )
+    assert "`make check`" in readme and "../shared/data/tinyshakespeare.txt" in ci
 
 
 def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
