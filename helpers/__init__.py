@@ -20,4 +20,4 @@ from .models import (
 )
 from .plots import plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything
-from .training import cpu_threads, estimate_loss, train
+from .training import cpu_threads, estimate_loss, token_losses, train
