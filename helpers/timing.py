@@ -162,8 +162,8 @@ def cpu_peak_bytes(fns: dict, lengths, batch: int, width: int) -> dict:
     env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD}
     runs = {}
     for name, fn in fns.items():
-        job = {"source": textwrap.dedent(inspect.getsource(fn)), "name": fn.__name__, "lengths": list(lengths), "batch": batch,
-               "width": width}
+        source = textwrap.dedent(inspect.getsource(fn))  # a function defined inside another is indented
+        job = {"source": source, "name": fn.__name__, "lengths": list(lengths), "batch": batch, "width": width}
         runs[name] = subprocess.Popen([sys.executable, __file__, json.dumps(job)], stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True, env=env)
     peaks = {}
