@@ -25,11 +25,12 @@ COLAB_INSTALLED := $(COLAB_VENV)/.installed
 # Extra options for `make colab-check`: notebook names, e.g. make colab-check COLAB_ARGS=00_bigram_baseline.ipynb
 COLAB_ARGS ?=
 
-.PHONY: setup lab test execute stamp data lint bench gpu-check gpu-wheels slides html check-slides colab-check clean help
+.PHONY: setup lab test headless-check execute stamp data lint bench gpu-check gpu-wheels slides html check-slides colab-check clean help
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
 	@echo "make test     set up (first time only) and run every test, notebooks included"
+	@echo "make headless-check  run each explorer notebook 5 times with plain jupyter nbconvert; fail on a hang"
 	@echo "make execute  re-run every notebook top to bottom and keep the fresh outputs"
 	@echo "make stamp    write the Colab badge and the setup cell into every notebook"
 	@echo "make data     fetch and verify the corpus into data/"
@@ -56,6 +57,13 @@ lab: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# Plain `jupyter nbconvert --execute` of every explorer notebook, several runs each, each under a timeout (slow:
+# minutes, so not part of `make test`; CI runs it after). E.g. make headless-check HEADLESS_ARGS="--runs 50"
+HEADLESS_ARGS ?=
+
+headless-check: setup
+	$(BIN)/python -m tools.headless $(HEADLESS_ARGS)
 
 execute: setup
 	$(BIN)/python -m tools.notebooks execute

@@ -391,7 +391,7 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
         if ax.images and ax.texts:
             fit_cell_text(ax)
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
-    fig.set_label(f"{n} heatmaps side by side. " + " ".join(described))
+    fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
     return fig
 
 

@@ -7,8 +7,10 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 
+import IPython.display  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 from helpers.data import CORPUS_PATH, CORPUS_URL, CorpusDownloadError, CorpusError, ensure_corpus  # noqa: E402
 
@@ -61,7 +63,28 @@ def _close_figures():
 
 
 @pytest.fixture
-def refused(capsys):
+def shown_figures(monkeypatch):
+    """The matplotlib figures handed to IPython's display() during the test, in order, kept instead of shown.
+
+    Explorers draw on figures pyplot never sees, so plt.gcf() cannot find them: tests look here.
+    """
+    figures = []
+
+    def display(*objs, **kwargs):
+        figures.extend(obj for obj in objs if isinstance(obj, Figure))
+
+    monkeypatch.setattr(IPython.display, "display", display)
+    return figures
+
+
+@pytest.fixture
+def live_explorers(monkeypatch):
+    """Explorers behave as under a frontend that renders widgets (tests have no kernel, so they would not)."""
+    monkeypatch.setenv("COURSE_EXPLORERS", "live")
+
+
+@pytest.fixture
+def refused(capsys, shown_figures):
     """Check that an explorer refused bad input the course's way: None, one printed sentence, no picture."""
 
     def check(result, words: str) -> None:
@@ -69,6 +92,7 @@ def refused(capsys):
         assert result is None, f"the explorer drew something: {result!r}"
         assert words in out, out
         assert len(out.splitlines()) == 1 and out.endswith(".") and "Traceback" not in out, out
-        assert plt.get_fignums() == [], "nothing may be half-drawn"
+        assert len(out) < 300, f"the refusal is {len(out)} characters long: {out[:120]}…"
+        assert shown_figures == [] and plt.get_fignums() == [], "nothing may be half-drawn"
 
     return check

@@ -1,4 +1,4 @@
-"""The course in a real browser: JupyterLab, live RISE slides, the offline decks and the static site.
+"""The course in a real browser: JupyterLab, its explorers, live slides, the offline decks and the static site.
 
 Headless Chromium from Debian's packages (/usr/bin/chromium), driven by Playwright for Python. The tests
 start and stop everything themselves: a JupyterLab server on a free port over a scratch copy of the course
@@ -11,6 +11,9 @@ prove they fail when the widget frontend is missing or a heatmap is absent.
 All browser tests live in this one module, so pytest-xdist's `--dist loadscope` runs them on one worker.
 """
 
+import base64
+import io
+import json
 import os
 import re
 import shutil
@@ -23,9 +26,12 @@ import urllib.request
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
+from PIL import Image
 
-from tools.notebooks import ROOT
+from tools.headless import explorer_notebooks
+from tools.notebooks import ROOT, notebook_paths
 from tools.slides import stamp_slides
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -85,24 +91,127 @@ def assert_widget_live(page) -> None:
     assert pictures.count() and pictures.first.is_visible(), "the explorer shows no picture inside its widget"
 
 
-def explorer_picture_src(page) -> str:
-    """The data: URL of the picture the explorer shows now."""
-    return explorer_cell(page).locator(".jupyter-widgets img, .widget-output img").first.get_attribute("src")
+# An explorer's live picture: the image inside its ipywidgets Output.
+EXPLORER_IMAGE = ".widget-output img"
+# The controls explorers use: text boxes, sliders (IntSlider, SelectionSlider) and checkboxes.
+TEXT_BOX, SLIDER, CHECKBOX = ".widget-text input[type='text']", ".widget-slider .noUi-handle", ".widget-checkbox input"
+CHANGES_PER_EXPLORER = 3  # control changes per explorer, taking its controls in turn
+MIN_PICTURE_PX = (250, 150)  # width, height: the smallest explorer figure is about 360 × 330
+MIN_INK = 0.02  # the share of a picture's pixels that are not near-white: a blank figure has none
+REDRAW_TIMEOUT_S = 30  # a redraw takes about a second; a missing one is reported after this
 
 
-def assert_widget_redraws(page, new_value: str, timeout_s: float = 60) -> None:
-    """Typing `new_value` into the explorer's text box (and pressing Enter) changes its picture."""
-    before = explorer_picture_src(page)
-    box = page.locator(WIDGET_INPUT).first
-    box.fill(new_value)
-    box.press("Enter")
+def explorer_cells(page):
+    """The notebook cells that hold a live explorer: controls and an Output widget in a VBox."""
+    return page.locator(".jp-Cell").filter(has=page.locator(".widget-vbox .widget-output"))
+
+
+def decode_picture(src: str) -> np.ndarray:
+    """The RGBA pixels of a data:image/png URL, as an (H, W, 4) array."""
+    assert src and src.startswith("data:image/png;base64,"), f"the picture is not an inline PNG: {str(src)[:40]}"
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGBA"))
+
+
+def picture_problem(pixels: np.ndarray, before: np.ndarray | None) -> str | None:
+    """None for a whole, new picture; else what is wrong with it (blank, see-through, too small, unchanged)."""
+    height, width = pixels.shape[:2]
+    if width < MIN_PICTURE_PX[0] or height < MIN_PICTURE_PX[1]:
+        return f"it is only {width}×{height} px"
+    see_through = float((pixels[..., 3] < 255).mean())
+    if see_through:
+        return f"{see_through:.0%} of it is transparent (a figure closed or cleared while it was drawn)"
+    ink = float((pixels[..., :3].min(axis=-1) < 200).mean())
+    if ink < MIN_INK:
+        return f"it is blank ({ink:.1%} of its pixels are not white)"
+    if before is not None and before.shape == pixels.shape and np.array_equal(before, pixels):
+        return "it is the same picture as before the change"
+    return None
+
+
+def explorer_pictures(cell) -> list[str]:
+    images = cell.locator(EXPLORER_IMAGE)
+    return [images.nth(i).get_attribute("src") for i in range(images.count())]
+
+
+def wait_for_new_picture(cell, before: str, timeout_s: float = REDRAW_TIMEOUT_S) -> str | None:
+    """The explorer's picture once a new one has replaced `before` and stayed alone for a moment, or None."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        after = explorer_cell(page).locator(".jupyter-widgets img, .widget-output img")
-        if after.count() and after.first.get_attribute("src") not in (None, before):
-            return
-        page.wait_for_timeout(250)
-    raise AssertionError(f"the explorer's picture did not change within {timeout_s} s of typing {new_value!r}")
+        pictures = explorer_pictures(cell)
+        if pictures and pictures[-1] != before:
+            cell.page.wait_for_timeout(500)  # let the redraw finish: a second picture would show up here
+            settled = explorer_pictures(cell)
+            return settled[0] if len(settled) == 1 else None
+        cell.page.wait_for_timeout(100)
+    return None
+
+
+def rotated(text: str) -> str:
+    """A new value for a text box that its explorer still accepts: the same items, the first moved to the end.
+
+    Comma-separated numbers keep their count; a word keeps its characters (so 'dogs' stays an anagram of 'gods').
+    """
+    if "," in text:
+        items = [item.strip() for item in text.split(",")]
+        return ", ".join(items[1:] + items[:1])
+    return text[1:] + text[:1]
+
+
+def change_control(control, kind: str) -> str:
+    """Change one explorer control as a user would; return what was done, for the failure message."""
+    if kind == "text":
+        value = control.input_value()
+        control.fill(rotated(value))
+        control.press("Enter")
+        return f"typed {rotated(value)!r} over {value!r}"
+    if kind == "slider":
+        now, low = (float(control.get_attribute(name)) for name in ("aria-valuenow", "aria-valuemin"))
+        key = "ArrowLeft" if now > low else "ArrowRight"
+        control.focus()
+        control.press(key)
+        return f"pressed {key} on a slider at {control.get_attribute('aria-valuetext')}"
+    control.click()
+    return "clicked a checkbox"
+
+
+def explorer_controls(cell) -> list[tuple]:
+    """(locator, kind) for each control of the explorer in `cell`, in the order shown."""
+    controls = []
+    for selector, kind in ((TEXT_BOX, "text"), (SLIDER, "slider"), (CHECKBOX, "checkbox")):
+        found = cell.locator(selector)
+        controls += [(found.nth(i), kind) for i in range(found.count())]
+    return controls
+
+
+def check_explorer_redraws(cell, changes: int = CHANGES_PER_EXPLORER, before_each=None) -> tuple[int, list[str]]:
+    """Change the explorer's controls in turn, `changes` times (calling `before_each()` first); decode each picture.
+
+    Returns (pictures checked, one line per bad redraw). A good redraw is one picture, at least
+    MIN_PICTURE_PX, fully opaque, not blank, and different from the picture before the change.
+    """
+    controls = explorer_controls(cell)
+    assert controls, "the explorer shows no control"
+    pictures = explorer_pictures(cell)
+    assert len(pictures) == 1, f"the explorer shows {len(pictures)} pictures before any change, not 1"
+    before_src, before = pictures[0], decode_picture(pictures[0])
+    problems = []
+    for step in range(changes):
+        control, kind = controls[step % len(controls)]
+        if before_each:
+            before_each()
+        done = change_control(control, kind)
+        src = wait_for_new_picture(cell, before_src)
+        if src is None:
+            problems.append(f"change {step + 1} ({done}): no single new picture within {REDRAW_TIMEOUT_S} s "
+                            f"(pictures now: {len(explorer_pictures(cell))})")
+            before_src = (explorer_pictures(cell) or [before_src])[-1]
+            continue
+        pixels = decode_picture(src)
+        problem = picture_problem(pixels, before)
+        if problem:
+            problems.append(f"change {step + 1} ({done}): {problem}")
+        before_src, before = src, pixels
+    return changes, problems
 
 
 def assert_first_slide(page, title: str) -> None:
@@ -152,7 +261,7 @@ def execution_counts(page) -> list[int]:
 
 
 def run_all_cells(page) -> None:
-    """Run → Run All Cells, then wait until the run has finished (no [*] left, new numbers in the prompts).
+    """Run → Run All Cells, then wait until the run has finished (it started, and no [*] is left).
 
     A click that lands while JupyterLab is still wiring the notebook to its kernel can be lost, so the
     menu is used again when nothing has started after a few seconds.
@@ -174,7 +283,7 @@ def run_all_cells(page) -> None:
             break
     while True:
         counts = execution_counts(page)
-        if started and -1 not in counts and max(counts, default=0) > before:
+        if started and -1 not in counts:  # Run All queues every cell at once: no [*] left means done
             return
         if time.monotonic() > deadline or not started:
             screenshot(page, "run_all_timed_out")
@@ -187,6 +296,44 @@ def open_notebook(page, base: str, name: str) -> None:
     page.goto(f"{base}/lab/tree/notebooks/{name}?reset&token={TOKEN}")
     expect(page.locator(".jp-Notebook .jp-Cell").first).to_be_visible(timeout=60_000)
     expect(page.locator(".jp-StatusBar-Widget").filter(has_text="| Idle").first).to_be_visible(timeout=60_000)
+
+
+def api(base: str, path: str, method: str = "GET"):
+    """Call JupyterLab's REST API; return the decoded JSON answer (None when it has no body)."""
+    request = urllib.request.Request(f"{base}{path}", method=method, headers={"Authorization": f"token {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        body = answer.read()
+    return json.loads(body) if body else None
+
+
+def shut_down_kernels(base: str) -> None:
+    """End every notebook session and its kernel (each holds a few hundred MB)."""
+    for session in api(base, "/api/sessions"):
+        api(base, f"/api/sessions/{session['id']}", method="DELETE")
+
+
+def drawing_cell(page):
+    return page.locator(".jp-Cell").filter(has_text="a learner's own cell").first
+
+
+def is_running(cell) -> bool:
+    return "[*]" in cell.locator(".jp-InputArea-prompt").first.inner_text()
+
+
+def start_drawing(page) -> None:
+    """Run DRAWING_CELL (Ctrl+Enter: run and stay) and wait until it is running."""
+    cell = drawing_cell(page)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Control+Enter")
+    deadline = time.monotonic() + 30
+    while not is_running(cell) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+
+
+def wait_until_idle(cell, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while is_running(cell) and time.monotonic() < deadline:
+        cell.page.wait_for_timeout(100)
 
 
 def free_port() -> int:
@@ -209,17 +356,37 @@ def wait_for_server(port: int, server: subprocess.Popen, log: Path, timeout_s: f
             time.sleep(0.5)
 
 
+# Appended to each explorer notebook of the scratch course: a learner's own cell that draws with pyplot for
+# DRAW_S seconds. The test starts it, then changes an explorer while it runs, as a learner would while a
+# cell (or Run All) is still going. The explorer's redraw then runs as that cell ends, while matplotlib-inline's
+# post-execute hook shows and closes every open pyplot figure: the moment that blanked redraws.
+DRAW_S = 3
+DRAWING_CELL = f"""# a learner's own cell: draw a few figures for {DRAW_S} seconds
+import time
+
+stop_at = time.monotonic() + {DRAW_S}
+while time.monotonic() < stop_at:
+    plt.imshow(torch.rand(8, 8).numpy(), cmap="Blues")
+    plt.title("another cell's picture")
+    plt.show()"""
+
+
 def scratch_course(folder: Path) -> Path:
-    """A copy of the course to run in: helpers/, notebook 01 with its outputs cleared and its slides
-    stamped, and the corpus linked in (the repository's files are never written)."""
+    """A copy of the course to run in: helpers/, every notebook with its outputs cleared and its slides
+    stamped (an explorer notebook also gets DRAWING_CELL at its end), and the corpus linked in (the
+    repository's files are never written)."""
     shutil.copytree(ROOT / "helpers", folder / "helpers", ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "notebooks").mkdir()
-    nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    nbformat.write(nb, folder / "notebooks" / NOTEBOOK)
-    stamp_slides(folder / "notebooks" / NOTEBOOK)
+    with_explorers = {path.name for path in explorer_notebooks()}
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        if path.name in with_explorers:
+            nb.cells.append(nbformat.v4.new_code_cell(DRAWING_CELL))
+        nbformat.write(nb, folder / "notebooks" / path.name)
+        stamp_slides(folder / "notebooks" / path.name)
     (folder / "data").mkdir()
     corpus = ROOT / "data" / "tinyshakespeare.txt"
     if corpus.exists():
@@ -251,9 +418,15 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A JupyterLab server over a scratch copy of the course; yields its base URL, stops it afterwards."""
-    root = scratch_course(tmp_path_factory.mktemp("course"))
+def course(tmp_path_factory) -> Path:
+    """The scratch copy of the course that JupyterLab serves (see scratch_course)."""
+    return scratch_course(tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def lab(course, tmp_path_factory):
+    """A JupyterLab server, with its default settings, over the scratch course; yields its base URL."""
+    root = course
     state = tmp_path_factory.mktemp("jupyter")
     port = free_port()
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(state / "config"), JUPYTER_RUNTIME_DIR=str(state / "runtime"),
@@ -312,7 +485,7 @@ def offline_page(browser):
     context.close()
 
 
-# ----- JupyterLab and RISE -----------------------------------------------------------------------------
+# ----- JupyterLab and live slides -----------------------------------------------------------------------
 
 def test_run_all_draws_a_heatmap(ran_notebook):
     page = ran_notebook
@@ -321,24 +494,97 @@ def test_run_all_draws_a_heatmap(ran_notebook):
     screenshot(page, "lab_heatmap")
 
 
-def test_explorer_is_a_live_widget_that_redraws(ran_notebook):
+def run_command(page, label: str) -> None:
+    """Run a JupyterLab command by its label from the command palette (Ctrl+Shift+C), as the README teaches."""
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Shift+c")
+    page.keyboard.type(label)
+    expect(page.locator(".lm-CommandPalette-item.lm-mod-active", has_text=label).first).to_be_visible(timeout=10_000)
+    page.keyboard.press("Enter")
+
+
+def press_until(page, key: str, done, tries: int = 10) -> bool:
+    """Press `key` until `done()` holds (one press once the page listens); return whether it came to hold."""
+    for _ in range(tries):
+        page.keyboard.press(key)
+        page.wait_for_timeout(500)
+        if done():
+            return True
+    return False
+
+
+def stop_deck(page) -> None:
+    """Leave the deck as the README says (Stop Deck from the palette), from the slide rather than a widget."""
+    page.keyboard.press("Escape")
+    page.locator(".jp-deck-mod-onscreen.jp-MarkdownCell").first.click()
+    run_command(page, "Stop Deck")
+    expect(page.locator("body[data-jp-deck-mode='presenting']")).to_have_count(0, timeout=30_000)
+
+
+def test_live_slideshow_opens_on_the_title_and_an_explorer_redraws_in_it(ran_notebook):
+    """jupyterlab-slideshow presents the notebook itself, so its explorers stay live widgets."""
     page = ran_notebook
-    explorer_cell(page).scroll_into_view_if_needed()
-    assert_widget_live(page)
-    screenshot(page, "lab_explorer_before")
-    assert_widget_redraws(page, "tensor")
-    screenshot(page, "lab_explorer_after")
+    page.locator(".jp-Cell").first.click()  # start from the first cell: the title slide
+    run_command(page, "Start Deck")
+    expect(page.locator("body[data-jp-deck-mode='presenting']")).to_be_attached(timeout=30_000)
+    title = page.get_by_role("heading", name=TITLE).first
+    expect(title).to_be_visible(timeout=30_000)
+    screenshot(page, "slideshow_title_slide")
+    # the keys the README's instructor section teaches (the deck may take a moment to listen for them)
+    assert press_until(page, "Space", lambda: not title.is_visible()), "Space does not leave the title slide"
+    assert press_until(page, "Shift+Space", title.is_visible), "Shift+Space does not go back to the title slide"
+    cells = explorer_cells(page)
+    for _ in range(200):  # Space walks every slide, subslide and fragment in reading order
+        if cells.count() and cells.first.locator(TEXT_BOX).first.is_visible():
+            break
+        page.keyboard.press("Space")
+        page.wait_for_timeout(150)
+    assert cells.first.locator(TEXT_BOX).first.is_visible(), "no slide shows the explorer's controls"
+    try:
+        checked, problems = check_explorer_redraws(cells.first, changes=3)
+        screenshot(page, "slideshow_explorer")
+    finally:
+        stop_deck(page)  # the deck is a saved setting: left on, it would open every later notebook as slides
+    assert not problems, f"{len(problems)} of {checked} redraws in the slideshow went wrong:\n" + "\n".join(problems)
 
 
-def test_rise_opens_on_the_title_slide(ran_notebook, lab):
-    page = ran_notebook.context.new_page()
-    page.goto(f"{lab}/rise/notebooks/{NOTEBOOK}?token={TOKEN}")
-    assert_first_slide(page, TITLE)
-    screenshot(page, "rise_title_slide")
-    slide = next_slide_with_image(page)
-    assert_heatmap_visible(slide)
-    screenshot(page, "rise_heatmap_slide")
-    page.close()
+# ----- every explorer, in every notebook, redraws a whole new picture on every change -----------------
+
+def explorer_count(name: str) -> int:
+    """How many explore(...) calls the notebook's code cells make."""
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    return sum(len(re.findall(r"\bexplore\(", cell.source)) for cell in nb.cells if cell.cell_type == "code")
+
+
+@pytest.mark.parametrize("name", [path.name for path in explorer_notebooks()])
+def test_every_explorer_redraws_a_whole_new_picture_on_every_change(name, browser, lab):
+    """Run All in JupyterLab (default settings); change each explorer's controls, each time while another cell draws.
+
+    Every redrawn picture is decoded from the page: one picture, of plausible size, fully opaque, not
+    blank, and different from the one before. All bad redraws of the notebook are listed, not just the first.
+    """
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    checked, problems = 0, []
+    try:
+        open_notebook(page, lab, name)
+        run_all_cells(page)
+        cells = explorer_cells(page)
+        assert cells.count() == explorer_count(name), (
+            f"{name} calls explore() {explorer_count(name)} times but shows {cells.count()} live explorers"
+        )
+        for k in range(cells.count()):
+            count, found = check_explorer_redraws(cells.nth(k), before_each=lambda: start_drawing(page))
+            checked += count
+            problems += [f"explorer {k + 1}, {problem}" for problem in found]
+            wait_until_idle(drawing_cell(page))
+        cells.last.scroll_into_view_if_needed()
+        screenshot(page, f"explorer_{name.removesuffix('.ipynb')}")
+    finally:
+        context.close()
+        shut_down_kernels(lab)
+    print(f"{name}: {len(problems)} of {checked} redraws bad")
+    assert not problems, f"{len(problems)} of {checked} redraws in {name} went wrong:\n" + "\n".join(problems)
 
 
 # ----- the static decks and site, read offline from disk ----------------------------------------------
@@ -398,6 +644,18 @@ def test_heatmap_check_fails_when_images_are_absent(built, offline_page):
     expect(offline_page.locator("h1").first).to_contain_text(TITLE)
     with pytest.raises(AssertionError, match="no heatmap"):
         assert_heatmap_visible(offline_page)
+
+
+def test_picture_check_fails_on_see_through_blank_tiny_or_unchanged_pictures():
+    good = np.full((330, 364, 4), 255, np.uint8)
+    good[40:300, 40:320, :3] = 30  # a dark panel on a white, opaque figure
+    assert picture_problem(good, None) is None
+    half_drawn = good.copy()
+    half_drawn[:, 180:, 3] = 0
+    assert "transparent" in picture_problem(half_drawn, None)
+    assert "blank" in picture_problem(np.full((330, 364, 4), 255, np.uint8), None)
+    assert "only 100×80 px" in picture_problem(good[:80, :100], None)
+    assert "same picture" in picture_problem(good, good.copy())
 
 
 def test_widget_check_fails_on_a_static_page(built, offline_page):

@@ -4,14 +4,26 @@ The explore() and link_range() tests use real ipywidgets controls without a brow
 under ipywidgets 8 and under 7.7.1 (Colab's), e.g. `PYTHONPATH=/tmp/ipyw7 pytest tests/test_explorers_core.py`.
 """
 
+import importlib
+import inspect
+import os
+import pkgutil
+
+import IPython
 import IPython.display
+import matplotlib.pyplot as plt
+import nbformat
 import pytest
 import torch
 from ipywidgets import IntSlider, Output, Text, VBox
+from matplotlib.figure import Figure
+from traitlets.config import Config
 
+import helpers.explorers
 from helpers.data import STOI
 from helpers.explorers import check_position, explore, fmt_row, link_range, parse_numbers, parse_word, report
-from helpers.explorers.core import SIGNS
+from helpers.explorers.core import SIGNS, live_frontend, new_figure, quote, show
+from tools.notebooks import ROOT
 
 EXAMPLE = "2, -1, 3"
 
@@ -35,6 +47,25 @@ def test_fmt_row_writes_huge_values_with_a_power_of_ten():
 
 def test_fmt_row_takes_plain_lists_too():
     assert fmt_row([1, 0.125]) == "[1.00, 0.12]"
+
+
+# --- quote ----------------------------------------------------------------------------------------
+
+
+def test_quote_keeps_a_short_value_whole():
+    assert quote("hou") == "'hou'"
+    assert quote(1.5) == "1.5"
+
+
+def test_quote_cuts_a_long_string_to_a_window_around_the_position():
+    word = "a" * 5000 + "#" + "b" * 5000
+    quoted = quote(word, 5000)
+    assert quoted.startswith("…'") and quoted.endswith("'…") and "#" in quoted
+    assert len(quoted) < 60
+
+
+def test_quote_cuts_a_long_repr_too():
+    assert len(quote(list(range(10_000)))) < 60
 
 
 # --- report ----------------------------------------------------------------------------------------
@@ -184,8 +215,8 @@ def test_link_range_keeps_the_slider_minimum():
 
 
 @pytest.fixture
-def displayed(monkeypatch):
-    """What explore() hands to IPython's display(), captured instead of shown."""
+def displayed(monkeypatch, live_explorers):
+    """What a live explore() hands to IPython's display(), captured instead of shown."""
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda *objs, **kw: shown.extend(objs))
     return shown
@@ -236,3 +267,136 @@ def test_explore_draws_once_when_one_edit_changes_two_linked_controls(displayed)
     explore(lambda scores, now: calls.append((scores, now)), scores=text, now=now)
     text.value = "1, 2"  # lowers now's max, which pulls now down to 1: two changes, one new picture
     assert calls == [("1, 2, 3, 4", 3), ("1, 2", 1)]
+
+
+def test_a_static_explore_draws_once_and_displays_no_widget(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_EXPLORERS", "static")
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objs, **kw: shown.extend(objs))
+    calls = []
+    word = Text(value="hou")
+    assert explore(lambda word: calls.append(word) or word.upper(), word=word) == "HOU"
+    word.value = "you"  # nobody could have typed it: nothing redraws
+    assert calls == ["hou"] and shown == []
+
+
+# --- where explorers are live --------------------------------------------------------------------
+
+
+class FakeShell:
+    """What live_frontend() reads of IPython's shell: its kernel (None in a terminal) and its configuration."""
+
+    def __init__(self, kernel=True, hist_file=None):
+        self.kernel = object() if kernel else None
+        self.config = Config()
+        if hist_file is not None:
+            self.config.HistoryManager.hist_file = hist_file
+
+
+@pytest.mark.parametrize(
+    "shell, live",
+    [
+        (None, False),  # plain Python
+        (FakeShell(kernel=False), False),  # IPython in a terminal
+        (FakeShell(), True),  # a kernel as JupyterLab, Notebook, Colab and VS Code start it
+        (FakeShell(hist_file="/home/me/.ipython/history.sqlite"), True),
+        (FakeShell(hist_file=":memory:"), False),  # a kernel as nbclient starts it (nbconvert, papermill)
+    ],
+)
+def test_live_frontend_guesses_from_the_kernel(monkeypatch, shell, live):
+    monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    assert live_frontend() is live
+
+
+@pytest.mark.parametrize("value, live", [("live", True), ("static", False), (" LIVE ", True)])
+def test_course_explorers_overrides_the_guess(monkeypatch, value, live):
+    monkeypatch.setenv("COURSE_EXPLORERS", value)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: FakeShell(hist_file=":memory:" if live else None))
+    assert live_frontend() is live
+
+
+def test_an_unknown_course_explorers_value_is_one_sentence_and_the_guess(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_EXPLORERS", "yes please")
+    monkeypatch.setattr(IPython, "get_ipython", lambda: FakeShell())
+    assert live_frontend() is True
+    out = capsys.readouterr().out
+    assert out.startswith("COURSE_EXPLORERS is 'yes please': set it to live or static") and one_sentence(out.strip())
+
+
+def run_in_kernel(source: str, **client_options) -> list:
+    """The outputs of one code cell that nbclient runs in a fresh kernel (helpers/ importable)."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    NotebookClient(nb, kernel_name="python3", timeout=120, **client_options).execute(
+        env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    return nb.cells[0].outputs
+
+
+def printed(outputs) -> str:
+    return "".join(out.get("text", "") for out in outputs)
+
+
+def test_a_real_kernel_is_live_unless_nbclient_keeps_its_history_in_memory(monkeypatch):
+    monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
+    source = "from helpers.explorers.core import live_frontend\nprint(live_frontend())"
+    assert printed(run_in_kernel(source)).strip() == "False"  # nbclient's default: --HistoryManager.hist_file=:memory:
+    assert printed(run_in_kernel(source, ipython_hist_file="")).strip() == "True"  # as JupyterLab starts it
+
+
+def test_in_a_kernel_that_has_drawn_nothing_yet_an_explorer_shows_a_picture(monkeypatch):
+    monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
+    outputs = run_in_kernel("from helpers.explorers.nb06 import explore_word\nshown = explore_word('hou')")
+    pictures = [out for out in outputs if "image/png" in out.get("data", {})]
+    assert len(pictures) == 1, [sorted(out.get("data", {})) for out in outputs]
+
+
+# --- figures pyplot never sees ---------------------------------------------------------------------
+
+
+def test_new_figure_is_unknown_to_pyplot():
+    figure, axes = new_figure((4, 3), 1, 2, sharey=True)
+    assert isinstance(figure, Figure) and len(axes) == 2
+    assert plt.get_fignums() == []
+
+
+def test_show_labels_the_figure_and_displays_the_figure_itself(shown_figures):
+    figure, _ = new_figure((4, 3))
+    show(figure, "An empty test picture.")
+    assert shown_figures == [figure] and figure.get_label() == "An empty test picture."
+
+
+def every_explorer():
+    """(name, callback) for every explore_* callback in helpers/explorers/nbNN.py."""
+    for module in pkgutil.iter_modules(helpers.explorers.__path__):
+        if module.name.startswith("nb"):
+            found = importlib.import_module(f"helpers.explorers.{module.name}")
+            for name, fn in inspect.getmembers(found, inspect.isfunction):
+                if name.startswith("explore_") and fn.__module__ == found.__name__:
+                    yield f"{module.name}.{name}", fn
+
+
+EXPLORERS = dict(every_explorer())
+
+
+def test_every_notebook_explorer_is_found():
+    assert len(EXPLORERS) >= 9 and "nb06.explore_word" in EXPLORERS
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_every_explorer_shows_one_labelled_figure_pyplot_never_saw(name, shown_figures):
+    EXPLORERS[name]()  # its default inputs, the ones its notebook starts from
+    assert len(shown_figures) == 1
+    figure = shown_figures[0]
+    assert figure.axes and figure.canvas.manager is None  # made without pyplot: no figure manager
+    assert plt.get_fignums() == []
+    label = figure.get_label()
+    assert label[0].isupper() and label.endswith(".") and len(label) > 30, label
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+@pytest.mark.parametrize("typed", ["x" * 10_000, "1, " + "9" * 10_000])
+def test_a_10000_character_input_is_quoted_as_a_window(name, typed, refused):
+    refused(EXPLORERS[name](typed), "")  # refused: one short sentence (the fixture checks its length), no picture

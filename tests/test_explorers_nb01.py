@@ -3,7 +3,6 @@
 conftest.py puts matplotlib on the off-screen Agg backend and closes every figure after each test.
 """
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -14,6 +13,8 @@ from helpers.explorers.nb01 import (
     word_vectors,
 )
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
+
 
 def test_hou_keeps_the_worked_example_vectors():
     x = word_vectors("hou")
@@ -22,7 +23,7 @@ def test_hou_keeps_the_worked_example_vectors():
     torch.testing.assert_close(avg, torch.tensor([[2.0, 7.0], [4.0, 5.5], [4.67, 5.33]]), atol=0.01, rtol=0)
 
 
-def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(capsys):
+def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(capsys, shown_figures):
     shown = explore_bag_of_words("dogs", "gods")
     assert shown["same"].tolist() == [False, False, True, True]  # 'd'≠'g', 'do'≠'go', 'dog'~'god', 'dogs'~'gods'
     for t in range(4):
@@ -32,8 +33,8 @@ def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(caps
     assert "Identical at position(s) 2, 3" in out
     # The vector of each character, once, so the averages can be checked by hand: (6 + 6 + 8) / 3 = 6.67.
     assert out.splitlines()[0] == "vectors: 'd' [6.00, 8.00],  'o' [6.00, 4.00],  'g' [8.00, 9.00],  's' [2.00, 2.00]"
-    assert len(plt.get_fignums()) == 1
-    axes = plt.gcf().axes
+    assert len(shown_figures) == 1
+    axes = shown_figures[-1].axes
     assert len(axes) == 2  # one panel per number of the 2-number vectors
     for channel, ax in enumerate(axes):
         heights = [bar.get_height() for bar in ax.patches]
@@ -60,11 +61,11 @@ def test_different_letters_differ_at_the_last_position(capsys):
     assert "not made of the same characters" in capsys.readouterr().out
 
 
-def test_words_of_different_lengths_are_compared_where_both_exist(capsys):
+def test_words_of_different_lengths_are_compared_where_both_exist(capsys, shown_figures):
     shown = explore_bag_of_words("dogs", "god")
     assert shown["same"].tolist() == [False, False, True]
     assert " 3  'dogs'" in capsys.readouterr().out  # the longer word's last row is still printed
-    assert [len(ax.patches) for ax in plt.gcf().axes] == [7, 7]
+    assert [len(ax.patches) for ax in shown_figures[-1].axes] == [7, 7]
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,14 @@
 """Notebook 02's explorer: dividing a typed row of scores by its sum, and every kind of bad input."""
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
 from helpers.explorers.nb02 import MAX_SCORES, explore_divide_by_sum
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
 
-def test_the_worked_row_shows_a_negative_weight(capsys):
+
+def test_the_worked_row_shows_a_negative_weight(capsys, shown_figures):
     shown = explore_divide_by_sum("2, -1, 3")
     assert shown["total"] == 4
     torch.testing.assert_close(shown["weights"], torch.tensor([0.5, -0.25, 0.75], dtype=torch.float64))
@@ -15,19 +16,19 @@ def test_the_worked_row_shows_a_negative_weight(capsys):
     out = capsys.readouterr().out
     assert "Weight 1 is -0.25: negative" in out
     assert "[0.50, -0.25, 0.75]" in out
-    assert len(plt.gcf().axes) == 4  # two one-row panels, each with its colour bar
+    assert len(shown_figures[-1].axes) == 4  # two one-row panels, each with its colour bar
 
 
 def test_the_default_is_the_first_worked_row():
     torch.testing.assert_close(explore_divide_by_sum()["scores"], torch.tensor([2.0, -1.0, 3.0], dtype=torch.float64))
 
 
-def test_a_zero_sum_is_division_by_zero_and_draws_only_the_scores(capsys):
+def test_a_zero_sum_is_division_by_zero_and_draws_only_the_scores(capsys, shown_figures):
     shown = explore_divide_by_sum("1, -1, 0")
     assert shown["total"] == 0
     assert shown["weights"] is None
     assert "nothing to divide by" in capsys.readouterr().out
-    assert len(plt.gcf().axes) == 2
+    assert len(shown_figures[-1].axes) == 2
 
 
 def test_non_negative_scores_give_a_proper_average(capsys):

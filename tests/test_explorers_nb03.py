@@ -1,7 +1,5 @@
 """Notebook 03's explorer: masking and softmaxing a typed row of scores, its `now` slider, and bad input."""
 
-import IPython.display
-import matplotlib.pyplot as plt
 import pytest
 import torch
 from ipywidgets import Text
@@ -9,8 +7,10 @@ from ipywidgets import Text
 from helpers.explorers import explore
 from helpers.explorers.nb03 import MAX_SCORES, count_scores, explore_masked_softmax, masked_softmax_row, now_slider
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
 
-def test_the_default_is_the_worked_example(capsys):
+
+def test_the_default_is_the_worked_example(capsys, shown_figures):
     shown = explore_masked_softmax()
     weights = shown["weights"]
     torch.testing.assert_close(weights, torch.tensor([0.27, 0.01, 0.72, 0.0]), atol=0.005, rtol=0)
@@ -21,8 +21,8 @@ def test_the_default_is_the_worked_example(capsys):
     assert "[7.39, 0.37, 20.09, 0.00]" in out
     assert "27.84" in out
     assert "every future weight is exactly 0: True" in out
-    assert len(plt.get_fignums()) == 1
-    assert len(plt.gcf().axes) == 6  # raw, masked, softmax, each with its colour bar
+    assert len(shown_figures) == 1
+    assert len(shown_figures[-1].axes) == 6  # raw, masked, softmax, each with its colour bar
 
 
 def test_the_shown_numbers_are_cpu_float32_and_sum_to_one():
@@ -126,8 +126,7 @@ def test_the_now_slider_ends_at_the_last_score_typed():
     assert now.max == 1
 
 
-def test_the_explorer_follows_a_shorter_row_without_complaining(monkeypatch, capsys):
-    monkeypatch.setattr(IPython.display, "display", lambda *objs, **kw: None)
+def test_the_explorer_follows_a_shorter_row_without_complaining(capsys, shown_figures, live_explorers):
     scores = Text(value="2, -1, 3, 5", continuous_update=False)
     shown = explore(explore_masked_softmax, scores_text=scores, now=now_slider(scores, value=3))
     assert shown["now"] == 3
@@ -136,20 +135,20 @@ def test_the_explorer_follows_a_shorter_row_without_complaining(monkeypatch, cap
     out = capsys.readouterr().out
     assert out.count("position 1 is now, the last one") == 1
     assert "past the end" not in out
-    assert len(plt.get_fignums()) == 2  # the first picture and the one redraw (the Agg backend keeps both)
+    assert len(shown_figures) == 2  # the first picture and the one redraw
 
 
-def test_both_score_panels_share_one_colour_scale():
+def test_both_score_panels_share_one_colour_scale(shown_figures):
     explore_masked_softmax("2, -1, 3, 5", now=2)  # the masked panel's visible scores only reach 3
-    raw_ax, masked_ax, weights_ax = plt.gcf().axes[:3]  # the three panels come before their colour bars
+    raw_ax, masked_ax, weights_ax = shown_figures[-1].axes[:3]  # the three panels come before their colour bars
     limits = [ax.images[0].get_clim() for ax in (raw_ax, masked_ax)]
     assert limits[0] == limits[1] == (-5.0, 5.0)
     assert weights_ax.images[0].get_clim() == (0.0, 1.0)
 
 
-def test_the_panels_are_named_by_stage_not_by_step_number():
+def test_the_panels_are_named_by_stage_not_by_step_number(shown_figures):
     explore_masked_softmax("2, -1, 3, 5", now=2)
-    titles = [ax.get_title() for ax in plt.gcf().axes[:3]]
+    titles = [ax.get_title() for ax in shown_figures[-1].axes[:3]]
     for title, stage in zip(titles, ["raw scores", "future set to −∞", "softmax weights"], strict=True):
         assert stage in title
         assert not any(mark in title for mark in "①②③④")  # the text's ①–④ are the four steps, not the panels

@@ -1,14 +1,15 @@
 """Notebook 04's explorer: two words' last-position outputs, without and with position embeddings."""
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
 from helpers.examples import similarity_blend, similarity_weights
 from helpers.explorers.nb04 import BLOCK_SIZE, N_EMBD, explore_word_order
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
 
-def test_dogs_and_gods_agree_only_without_positions(capsys):
+
+def test_dogs_and_gods_agree_only_without_positions(capsys, shown_figures):
     shown = explore_word_order("dogs", "gods")
     without, with_positions = shown["without"], shown["with"]
     assert without[0].shape == (N_EMBD,)
@@ -17,7 +18,7 @@ def test_dogs_and_gods_agree_only_without_positions(capsys):
     out = capsys.readouterr().out
     assert "token vectors only: the last position's output is the same" in out
     assert "token + position vectors: the last position's output is different" in out
-    assert len(plt.get_fignums()) == 1
+    assert len(shown_figures) == 1
 
 
 @pytest.mark.parametrize("first, second", [("lemon", "melon"), ("care", "race"), ("below", "elbow")])

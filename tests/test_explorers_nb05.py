@@ -1,14 +1,15 @@
 """Notebook 05's explorer: a typed word's scores q · k and weights under fixed random W_q and W_k."""
 
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
 from helpers.data import encode
 from helpers.explorers.nb05 import BLOCK_SIZE, WEIGHTS, explore_word_scores, word_scores
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
 
-def test_thou_gives_causal_row_stochastic_weights(capsys):
+
+def test_thou_gives_causal_row_stochastic_weights(capsys, shown_figures):
     wei = explore_word_scores("thou")
     assert wei.shape == (4, 4) and wei.device.type == "cpu"
     torch.testing.assert_close(wei.sum(-1), torch.ones(4))
@@ -16,8 +17,8 @@ def test_thou_gives_causal_row_stochastic_weights(capsys):
     torch.testing.assert_close(wei[-1], torch.tensor([0.66, 0.02, 0.10, 0.22]), atol=0.005, rtol=0)
     out = capsys.readouterr().out
     assert "[0.66, 0.02, 0.10, 0.22]" in out and "'u'" in out
-    assert len(plt.get_fignums()) == 1
-    assert len(plt.gcf().axes) == 5  # raw, masked, softmax; raw and masked share one colour bar, softmax has its own
+    assert len(shown_figures) == 1
+    assert len(shown_figures[-1].axes) == 5  # raw, masked, softmax; raw and masked share one colour bar
 
 
 def test_scores_are_query_dot_key():

@@ -1,7 +1,6 @@
 """Notebook 06's explorers: the value weight moves `out` but never `wei`; a word's letters change `wei`."""
 
 import ipywidgets as widgets
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -19,14 +18,16 @@ from helpers.explorers.nb06 import (
     one_hot,
 )
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
 
-def test_the_default_is_the_hand_worked_hou_example(capsys):
+
+def test_the_default_is_the_hand_worked_hou_example(capsys, shown_figures):
     shown = explore_value_weight()
     torch.testing.assert_close(shown["wei"][2], torch.tensor([0.80, 0.02, 0.18]), atol=0.005, rtol=0)
     torch.testing.assert_close(shown["out"][2], torch.tensor([8.87, 1.13]), atol=0.005, rtol=0)
     assert (shown["wei"].triu(diagonal=1) == 0).all()
     assert "u: wei [0.80, 0.02, 0.18]" in capsys.readouterr().out
-    assert len(plt.get_fignums()) == 1
+    assert len(shown_figures) == 1
 
 
 def test_the_value_weight_moves_out_and_never_wei():
@@ -86,11 +87,12 @@ def test_bad_words_get_one_sentence(word, words, refused):
     refused(explore_word(word), words)
 
 
-def test_explore_draws_once_and_redraws_on_change():
+def test_explore_draws_once_and_redraws_on_change(shown_figures, live_explorers):
     control = widgets.Text(value=HOU_VALUE_TEXT, continuous_update=False)
     shown = explore(explore_value_weight, value_weight=control)
     torch.testing.assert_close(shown["out"][2], torch.tensor([8.87, 1.13]), atol=0.005, rtol=0)
     control.value = "1, 2, 3, 4, 5, 6"  # redraws without raising
+    assert len(shown_figures) == 2
     word = widgets.Text(value="you", continuous_update=False)
     assert explore(explore_word, word=word)["wei"].shape == (3, 3)
     word.value = "x"  # bad input: one sentence, no exception

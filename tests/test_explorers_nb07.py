@@ -1,13 +1,14 @@
 """Notebook 07's explorer: without the scale the softmax sharpens as the head grows; with it, it stays calm."""
 
 import ipywidgets as widgets
-import matplotlib.pyplot as plt
 import pytest
 import torch
 
 from helpers.attention import causal_softmax
 from helpers.explorers.core import explore
 from helpers.explorers.nb07 import HEAD_SIZES, TEXT, explore_scaling, random_qk, scores
+
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
 
 
 def test_unscaled_weights_sharpen_as_the_head_grows():
@@ -23,7 +24,7 @@ def test_scaled_weights_stay_calm_at_every_head_size():
         assert shown["mean_max_weight"] < explore_scaling(d, False)["mean_max_weight"]
 
 
-def test_the_weights_are_causal_and_row_stochastic(capsys):
+def test_the_weights_are_causal_and_row_stochastic(capsys, shown_figures):
     shown = explore_scaling(64, True)
     wei = shown["wei"]
     assert wei.shape == (len(TEXT), len(TEXT))
@@ -33,7 +34,7 @@ def test_the_weights_are_causal_and_row_stochastic(capsys):
     assert torch.equal(shown["max_weight"], wei.max(-1).values)
     assert shown["max_weight"][0] == 1  # row 0 can only look at itself
     assert "scaled by 1/√dₖ" in capsys.readouterr().out
-    assert len(plt.get_fignums()) == 1
+    assert len(shown_figures) == 1
 
 
 def test_scaling_divides_the_scores_by_the_root_of_the_head_size():
@@ -52,7 +53,7 @@ def test_bad_input_gets_one_sentence(head_size, scaled, words, refused):
     refused(explore_scaling(head_size, scaled), words)
 
 
-def test_explore_with_real_widgets():
+def test_explore_with_real_widgets(shown_figures, live_explorers):
     size = widgets.SelectionSlider(options=HEAD_SIZES, value=256)
     scale = widgets.Checkbox(value=False)
     shown = explore(explore_scaling, head_size=size, scaled=scale)

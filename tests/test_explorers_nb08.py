@@ -17,6 +17,8 @@ from helpers.explorers.nb08 import (
     explore_mask,
 )
 
+pytestmark = pytest.mark.usefixtures("shown_figures")  # explorers' figures are kept, not printed
+
 
 def test_decoder_weights_are_causal_and_row_stochastic(capsys):
     wei = explore_mask(EXAMPLE, causal=True)
@@ -56,6 +58,11 @@ def test_the_head_is_fixed_and_leaves_the_global_random_state_alone():
 )
 def test_bad_words_get_one_sentence_and_no_picture(word, phrase, refused):
     refused(explore_mask(word, causal=True), phrase)
+
+
+@pytest.mark.parametrize("causal", ["False", "True", 0, None])
+def test_causal_must_be_a_real_yes_or_no(causal, refused):
+    refused(explore_mask(EXAMPLE, causal=causal), "yes/no switch")
 
 
 def arrows_and_loops(ax):
@@ -107,7 +114,7 @@ def test_graph_refuses_a_shape_that_does_not_match_its_labels():
         draw_graph(torch.ones(2, 3) / 3, "ab")
 
 
-def test_explore_draws_once_and_returns_the_weights():
+def test_explore_draws_once_and_returns_the_weights(live_explorers):
     shown = explore(
         explore_mask,
         word=Text(value="you", continuous_update=False),

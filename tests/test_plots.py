@@ -361,7 +361,7 @@ def test_a_heatmap_says_which_word_which_stage_and_its_strongest_weights():
 def test_panels_side_by_side_are_each_described():
     fig = show_wei_stages([(torch.eye(3), "weights", "wei for 'hou'", "hou"), (torch.eye(3), "weights", "you", "you")])
     text = alt_text(fig)
-    assert text.startswith("2 heatmaps side by side.") and "'hou'" in text and "'you'" in text
+    assert text.startswith("A figure of 2 heatmaps.") and "'hou'" in text and "'you'" in text
 
 
 def test_a_loss_plot_says_where_its_curves_start_and_end():

@@ -185,8 +185,9 @@ def notebook_client(nb, folder: Path, timeout: int = 900):
         record_timing=False,
         store_widget_state=False,
     )
-    # Headless, nobody renders widgets: ignoring their comms avoids nbclient's occasional deadlock with
-    # interact() (jupyter/nbclient#312). What an explorer draws is then stored as an ordinary output.
+    # Nobody renders widgets here. The explorers see that (nbclient keeps the kernel's history in memory) and
+    # open no Output widget; ignoring widget comms as well keeps any other Output widget from reaching
+    # nbclient's imitation of one, which can deadlock a run (jupyter/nbclient#312).
     client.comm_open_handlers.pop("jupyter.widget", None)
     return client
 

@@ -3,16 +3,25 @@
 An explorer is a plain callback whose keyword arguments are named like its controls. It prints and
 draws, then returns a dict of the numbers it showed (CPU tensors and plain values), or returns None
 after `report(problem)` has printed one sentence saying what is wrong with the input and what to do.
-`explore(callback, **controls)` draws it once right away inside an ipywidgets Output (that picture is
-what a reader on GitHub sees), shows the controls above it, and redraws whenever a control changes.
-It works with ipywidgets 7 (Colab's) and 8, and imports ipywidgets only when called.
+`explore(callback, **controls)` draws it once right away (that picture is what a reader on GitHub
+sees); where a frontend can render widgets it draws inside an ipywidgets Output, shows the controls
+above it and redraws whenever a control changes. It works with ipywidgets 7 (Colab's) and 8, and
+imports ipywidgets only when called.
+
+Explorers draw on a `matplotlib.figure.Figure` made by `new_figure`, never through pyplot, and show
+it with `show`. pyplot keeps a global list of open figures that hooks on other threads act on:
+JupyterLab 4.6 handles widget messages on a kernel subshell thread, and matplotlib-inline's
+post-execute hook there (or a cell running meanwhile) shows and closes every open pyplot figure,
+including an explorer's half-drawn one. A figure pyplot does not know of is out of their reach.
 """
 
 import math
+import os
 
 import torch
+from matplotlib.figure import Figure
 
-from ..data import CHARS, STOI
+from ..data import CHARS, QUOTE_AROUND, STOI, quote_around
 
 # Explorers compute in float32: a number beyond this is infinite there, and softmax of it is nan.
 FLOAT32_MAX = torch.finfo(torch.float32).max
@@ -30,6 +39,15 @@ def _fmt_number(v: float) -> str:
     if math.isinf(v):
         return "−∞" if v < 0 else "∞"
     return f"{v:.2f}" if abs(v) < 1e6 else f"{v:.2e}"
+
+
+def quote(value, at: int = 0) -> str:
+    """`value` as a refusal quotes it: a string as a window around position `at` (… marks the cuts), as
+    encode() does, anything else by its repr cut to the same length; a 10,000-character input stays short."""
+    if isinstance(value, str):
+        return quote_around(value, at)
+    text = repr(value)
+    return text if len(text) <= 2 * QUOTE_AROUND + 1 else text[: 2 * QUOTE_AROUND + 1] + "…"
 
 
 def report(problem: str) -> None:
@@ -52,12 +70,14 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score") -> tu
         try:
             value = float(piece)
         except ValueError:
-            return None, f"{what.capitalize()} {position}, {piece!r}, is not a number: type digits, e.g. {example}."
+            value = math.nan
         if math.isnan(value):
-            return None, f"{what.capitalize()} {position}, {piece!r}, is not a number: type digits, e.g. {example}."
+            return None, (
+                f"{what.capitalize()} {position}, {quote(piece)}, is not a number: type digits, e.g. {example}."
+            )
         if abs(value) > FLOAT32_MAX:
             return None, (
-                f"{what.capitalize()} {position}, {piece!r}, is too large to compute with (float32 overflows): "
+                f"{what.capitalize()} {position}, {quote(piece)}, is too large to compute with (float32 overflows): "
                 f"keep every {what} between -3.4e38 and 3.4e38."
             )
         values.append(value)
@@ -73,12 +93,12 @@ def parse_word(word, max_len: int, what: str = "word", example: str = "hou") -> 
     if not word:
         return None, f"The {what} is empty: type 1 to {max_len} characters, e.g. {example!r}."
     if len(word) > max_len:
-        return None, f"The {what} {word!r} has {len(word)} characters: keep it to {max_len} or fewer."
+        return None, f"The {what} {quote(word)} has {len(word)} characters: keep it to {max_len} or fewer."
     unknown = [(i, ch) for i, ch in enumerate(word) if ch not in STOI]
     if unknown:
         i, ch = unknown[0]
         return None, (
-            f"The {what} {word!r} has {ch!r} at position {i}, which tiny Shakespeare never uses: "
+            f"The {what} {quote(word, i)} has {ch!r} at position {i}, which tiny Shakespeare never uses: "
             f"type letters, spaces and {SIGNS} only."
         )
     return [STOI[ch] for ch in word], None
@@ -87,7 +107,7 @@ def parse_word(word, max_len: int, what: str = "word", example: str = "hou") -> 
 def check_position(value, length: int, what: str = "now", more: str = "scores") -> str | None:
     """None when `value` is a position of a row of `length` items, else one sentence saying what to do."""
     if isinstance(value, bool) or not isinstance(value, int):
-        return f"The position {what!r} is {value!r}, not a whole number: pick one from 0 to {length - 1}."
+        return f"The position {what!r} is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
     if value < 0:
         return f"The position {what!r} is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:
@@ -114,14 +134,64 @@ def link_range(text_control, slider, count_fn) -> None:
     text_control.observe(follow, names="value")
 
 
-def explore(callback, **controls):
-    """Draw `callback` once now, show its ipywidgets `controls` above the picture, redraw on every change.
+# COURSE_EXPLORERS=live or =static overrides live_frontend()'s guess (see README, Troubleshooting).
+EXPLORERS_ENV = "COURSE_EXPLORERS"
 
-    The first draw happens here, before anything is displayed (so it also runs, and is stored, without
-    a browser), inside an Output widget that a live notebook keeps redrawing. Returns what the first
-    draw returned, so a notebook can assert on the numbers it shows. Needs no `interact`, so it behaves
-    the same under ipywidgets 7 and 8.
+
+def live_frontend() -> bool:
+    """Whether explorers are live widgets here: yes in JupyterLab, Notebook, Colab, VS Code and live slides.
+
+    No in plain Python or a terminal (no kernel, so nothing renders a widget), and no under the headless
+    runners built on nbclient (`jupyter nbconvert --execute`, papermill, `jupyter execute`, the course's
+    own tools): they start the kernel with its history in memory (`--HistoryManager.hist_file=:memory:`,
+    their default for non-interactive runs), render no widget, and their imitation of an Output widget can
+    deadlock the run (jupyter/nbclient#312). There an explorer stores its first picture as an ordinary
+    output and opens no Output widget. COURSE_EXPLORERS=live or =static overrides the guess.
     """
+    choice = os.environ.get(EXPLORERS_ENV, "").strip().lower()
+    if choice in ("live", "static"):
+        return choice == "live"
+    if choice:
+        report(f"{EXPLORERS_ENV} is {quote(choice)}: set it to live or static, or unset it to let the course choose.")
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if getattr(shell, "kernel", None) is None:
+        return False
+    history = shell.config.HistoryManager if "HistoryManager" in shell.config else {}
+    return str(history.get("hist_file", "")) != ":memory:"
+
+
+def new_figure(figsize, nrows: int = 1, ncols: int = 1, **subplots):
+    """(figure, axes) like plt.subplots, but a `Figure` that pyplot never sees (the module docstring says why)."""
+    figure = Figure(figsize=figsize)
+    return figure, figure.subplots(nrows, ncols, **subplots)
+
+
+def show(figure, description: str) -> None:
+    """Display `figure` (from new_figure) as the cell's picture, `description` (one sentence) as its label."""
+    from IPython.display import display
+    from matplotlib import pyplot
+
+    # Load pyplot's backend, as drawing anything with pyplot would. In a kernel that is matplotlib-inline, and
+    # loading it is what teaches IPython to show a Figure as a picture: before it, display(figure) in a notebook
+    # that has not drawn yet gives only "<Figure size …>". (Private in matplotlib, there since 3.5; creates no figure.)
+    pyplot._get_backend_mod()
+    figure.set_label(description)
+    display(figure)
+
+
+def explore(callback, **controls):
+    """Draw `callback` once now; where widgets are live, show its `controls` above the picture and redraw on change.
+
+    The first draw happens here, before anything is displayed, and returns what the callback returned,
+    so a notebook can assert on the numbers it shows. Live (live_frontend()), it draws inside an Output
+    widget that each control change redraws. Headless, it draws as an ordinary output and displays no
+    widget: a stored notebook keeps the picture and no "VBox(children=…)" placeholder, and nbclient has
+    no Output widget to imitate. Needs no `interact`, so it behaves the same under ipywidgets 7 and 8.
+    """
+    if not live_frontend():
+        return callback(**{name: control.value for name, control in controls.items()})
     import ipywidgets as widgets
     from IPython import get_ipython
     from IPython.display import clear_output, display

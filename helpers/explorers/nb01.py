@@ -1,11 +1,11 @@
 """Notebook 01: the bag of words. An explorer that shows order is lost."""
 
-import matplotlib.pyplot as plt
 import torch
+from matplotlib.lines import Line2D
 
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
-from .core import fmt_row, parse_word, report
+from .core import fmt_row, new_figure, parse_word, report, show
 
 MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have room for every position
 
@@ -83,7 +83,7 @@ def _draw(words, averages, same) -> None:
     """One panel per number of the vectors: at each position a bar per word, and '=' over identical pairs."""
     T = max(len(w) for w in words)
     labels = [f"{t}\n" + "/".join(dict.fromkeys(w[t] for w in words if t < len(w))) for t in range(T)]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    fig, axes = new_figure((10, 4.2), 1, 2, sharey=True)
     width = 0.8 / len(words)
     top = float(CHAR_VECTORS.max()) + 1.5
     for channel, ax in enumerate(axes):
@@ -101,7 +101,9 @@ def _draw(words, averages, same) -> None:
     handles, names = axes[0].get_legend_handles_labels()
     if same is not None:
         names.append("=  identical at this position")
-        handles.append(plt.Line2D([], [], linestyle="none"))
+        handles.append(Line2D([], [], linestyle="none"))
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=10, frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
-    plt.show()
+    compared = " and ".join(repr(w) for w in words)
+    show(fig, f"Bar charts of the running averages of {compared}, position by position, one panel per number"
+              + (", with = over the positions where the two are identical." if same is not None else "."))

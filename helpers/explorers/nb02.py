@@ -5,11 +5,10 @@ counts of 1, but arbitrary scores break it in two ways: a negative score becomes
 weight, and scores that add up to 0 leave nothing to divide by.
 """
 
-import matplotlib.pyplot as plt
 import torch
 
 from ..plots import show_wei
-from .core import fmt_row, parse_numbers, report
+from .core import fmt_row, new_figure, parse_numbers, report, show
 
 MAX_SCORES = 12  # show_wei writes every value up to this width
 EXAMPLE = "2, -1, 3"
@@ -68,7 +67,7 @@ def _draw(scores: torch.Tensor, weights) -> None:
     n = len(scores)
     positions = [str(j) for j in range(n)]
     panels = 1 if weights is None else 2
-    fig, axes = plt.subplots(panels, 1, figsize=(max(0.6 * n + 2.6, 5.5), 1.7 * panels), squeeze=False)
+    fig, axes = new_figure((max(0.6 * n + 2.6, 5.5), 1.7 * panels), panels, 1, squeeze=False)
     title = "the scores you typed" if weights is not None else "the scores you typed add up to 0: no weights"
     show_wei(scores[None, :], labels=["row"], key_labels=positions, stage="raw", ax=axes[0, 0], title=title)
     if weights is not None:
@@ -84,4 +83,6 @@ def _draw(scores: torch.Tensor, weights) -> None:
         ax.set_xlabel("position looked at")
         ax.set_ylabel("")
     fig.tight_layout()
-    plt.show()
+    typed = ", ".join(f"{v:g}" for v in scores.tolist())
+    show(fig, f"The scores {typed} as a one-row heatmap" + (" above the same row divided by its sum, on the 0–1 "
+              "weights scale with values outside it in orange." if weights is not None else "; they add up to 0."))

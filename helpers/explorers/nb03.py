@@ -1,10 +1,9 @@
 """Notebook 03: softmax with the −∞ mask. An explorer for one row of scores and its weights."""
 
-import matplotlib.pyplot as plt
 import torch
 
 from ..plots import show_wei, symmetric_bound
-from .core import check_position, fmt_row, link_range, parse_numbers, report
+from .core import check_position, fmt_row, link_range, new_figure, parse_numbers, report, show
 
 EXAMPLE = "2, -1, 3, 5"
 MAX_SCORES = 12  # show_wei writes every value up to this width
@@ -76,7 +75,7 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
     n = len(raw)
     keys = [str(j) for j in range(n)]
     row = [f"t={now}"]
-    fig, axes = plt.subplots(3, 1, figsize=(0.62 * n + 2.6, 4.6))
+    fig, axes = new_figure((0.62 * n + 2.6, 4.6), 3, 1)
     panels = [
         (raw, "raw", "raw scores"),
         (masked, "masked", "future set to −∞" if now < n - 1 else "nothing to mask: now is the last position"),
@@ -92,4 +91,5 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
         ax.set_ylabel("")
     axes[-1].set_xlabel("position looked at")
     fig.tight_layout()
-    plt.show()
+    show(fig, f"Three one-row heatmaps of the scores {fmt_row(raw)} seen from position {now}: raw, with the "
+              f"future set to minus infinity (hatched), and the softmax weights {fmt_row(weights)}.")

@@ -1,11 +1,10 @@
 """Notebook 04: position embeddings. Two typed words, and their last position's output with and without positions."""
 
-import matplotlib.pyplot as plt
 import torch
 
 from ..data import VOCAB_SIZE
 from ..examples import similarity_blend
-from .core import fmt_row, parse_word, report
+from .core import fmt_row, new_figure, parse_word, report, show
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
@@ -43,13 +42,14 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
             report(problem)
             return None
         words.append((word, last_outputs(indices)))
-    shown = {}
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2), sharey=True)
+    shown, verdicts = {}, []
+    fig, axes = new_figure((9, 3.2), 1, 2, sharey=True)
     panels = (("without", "token vectors only"), ("with", "token + position vectors"))
     for ax, (kind, title) in zip(axes, panels, strict=True):
         rows = tuple(outputs[kind] for _, outputs in words)
         same = bool(torch.allclose(rows[0], rows[1], atol=1e-6, rtol=0))
         shown[kind] = rows
+        verdicts.append(f"{'the same' if same else 'different'} from {title}")
         print(f"{title}: the last position's output is {'the same' if same else 'different'}")
         for k, (word, row) in enumerate(zip((w for w, _ in words), rows, strict=True)):
             print(f"    {word!r:>10} → {fmt_row(row)}")
@@ -61,5 +61,5 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
     axes[0].set_ylabel("value")
     axes[1].legend(loc="best", fontsize=9)
     fig.tight_layout()
-    plt.show()
+    show(fig, f"Bar charts of the last position's output for {first!r} and {second!r}: {', '.join(verdicts)}.")
     return shown

@@ -1,13 +1,13 @@
 """Notebook 05: query and key. Type a word and see its (T, T) scores q · k and the weights they give."""
 
-import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
+from matplotlib.figure import Figure
 
 from ..attention import future_mask
 from ..data import VOCAB_SIZE
 from ..plots import show_wei_stages
-from .core import fmt_row, parse_word, report
+from .core import fmt_row, parse_word, report, show
 
 BLOCK_SIZE = 8
 N_EMBD = 16
@@ -54,11 +54,15 @@ def explore_word_scores(word: str = "thou"):
     last = word[-1]
     print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")
     print(f"                     and shares out weights: {fmt_row(wei[-1])}")
-    show_wei_stages(
-        [(raw, "raw", "wei — raw scores q · k"), (masked, "masked"), (wei, "softmax")],
-        labels=word,
-        axis_names="qk",
-        size=min(4.2, 0.5 * len(word) + 1.8),
-    )
-    plt.show()
+    draw_stages(word, raw, masked, wei)
     return wei
+
+
+def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.Tensor) -> None:
+    """The three stages side by side (show_wei_stages), on a figure pyplot never sees.
+
+    The two score panels share one colour scale; the weights panel has the fixed 0–1 scale.
+    """
+    panels = [(raw, "raw", "wei — raw scores q · k"), (masked, "masked"), (wei, "softmax")]
+    fig = show_wei_stages(panels, labels=word, axis_names="qk", fig=Figure())
+    show(fig, fig.get_label())

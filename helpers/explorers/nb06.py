@@ -4,7 +4,6 @@ Both explorers use the notebook's hand-set example: one-hot characters over a fi
 and query, key and value weights whose h, o, u columns are the ones worked through by hand.
 """
 
-import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -12,7 +11,7 @@ import torch.nn.functional as F
 from ..attention import weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..plots import show_wei
-from .core import fmt_row, parse_numbers, parse_word, report
+from .core import fmt_row, new_figure, parse_numbers, parse_word, report, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8
@@ -34,7 +33,7 @@ def linear(weight) -> nn.Linear:
 
 def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     """`wei` as a heatmap beside `out` as bars, one pair of bars per position."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [1, 1.2]})
+    fig, (left, right) = new_figure((9, 3.6), 1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
     show_wei(wei, labels=list(word), stage="weights", ax=left, title="wei (who looks at whom)", axis_names="qk")
     positions = torch.arange(len(word)).numpy()
     right.bar(positions - 0.2, out[:, 0].numpy(), width=0.4, label="channel 0")
@@ -46,7 +45,7 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     right.set_xlabel("position: character")
     right.legend(fontsize=8, loc="upper left", ncol=2)
     fig.tight_layout()
-    plt.show()
+    show(fig, f"Heatmap of wei for {word!r} beside bar charts of out, two bars per position: {title}.")
 
 
 def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):

@@ -1,11 +1,10 @@
 """Notebook 07 (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or stay calm."""
 
-import matplotlib.pyplot as plt
 import torch
 
 from ..attention import causal_softmax
 from ..plots import show_wei
-from .core import fmt_row, report
+from .core import fmt_row, new_figure, quote, report, show
 
 TEXT = "thou art"  # the characters on the axes; the q and k are random, as at initialisation
 HEAD_SIZES = (4, 16, 64, 256, 1024)
@@ -29,13 +28,13 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
     (over rows 1…T−1; row 0 can only look at itself)}, or None after one sentence about bad input.
     """
     if isinstance(head_size, bool) or not isinstance(head_size, int) or head_size < 1:
-        report(f"The head size must be a whole number of at least 1, e.g. 64, not {head_size!r}.")
+        report(f"The head size must be a whole number of at least 1, e.g. 64, not {quote(head_size)}.")
         return None
     if head_size > 4096:
         report(f"A head size of {head_size} is larger than this picture needs: pick 4096 or less, e.g. 1024.")
         return None
     if not isinstance(scaled, bool):
-        report(f"'scale by 1/√dₖ' is a yes/no switch (True or False), not {scaled!r}.")
+        report(f"'scale by 1/√dₖ' is a yes/no switch (True or False), not {quote(scaled)}.")
         return None
     q, k = random_qk(len(TEXT), head_size)
     raw = scores(q, k, scaled)
@@ -45,9 +44,10 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
     print(f"head size {head_size}, {'scaled by 1/√dₖ' if scaled else 'NOT scaled'}: "
           f"scores have standard deviation {float(raw.std()):.2f}")
     print(f"largest weight in each row: {fmt_row(max_weight)}   (mean over rows 1–{len(TEXT) - 1}: {mean_max:.2f})")
-    fig, ax = plt.subplots(figsize=(6.4, 5))
+    fig, ax = new_figure((6.4, 5))
     title = f"wei · head size {head_size}, {'scaled' if scaled else 'unscaled'}"
     show_wei(wei, labels=list(TEXT), stage="softmax", ax=ax, title=title, axis_names="qk")
     fig.tight_layout()
-    plt.show()
+    show(fig, f"Heatmap of the softmax weights wei for {TEXT!r} from random queries and keys of head size {head_size}, "
+              f"{'scaled' if scaled else 'not scaled'} by 1/√dₖ: each row's largest weight averages {mean_max:.2f}.")
     return {"wei": wei, "max_weight": max_weight, "mean_max_weight": mean_max}

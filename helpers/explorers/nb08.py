@@ -13,7 +13,7 @@ from matplotlib.patches import Arc, Circle, FancyArrowPatch
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import char_label, show_wei
-from .core import fmt_row, parse_word, report
+from .core import fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
@@ -93,16 +93,20 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     Returns the (T, T) weights on the CPU, or None after one sentence about unusable input.
     """
     idx, problem = parse_word(word, BLOCK_SIZE, "word", EXAMPLE)
+    if problem is None and not isinstance(causal, bool):
+        problem = (f"'causal' is a yes/no switch, not {quote(causal)}: pass True (decoder) or False (encoder), "
+                   "without quotes.")
     if problem:
         report(problem)
         return None
     wei = demo_weights(idx, causal)
     kind = "decoder: causal mask on" if causal else "encoder: no mask"
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), width_ratios=[1, 1.5])
+    fig, (left, right) = new_figure((10, 4.2), 1, 2, width_ratios=[1, 1.5])
     show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
     draw_graph(wei, word, ax=right, title="the same weights as a graph", min_weight=EXPLORER_MIN_WEIGHT)
     fig.tight_layout()
-    plt.show()
+    show(fig, f"Heatmap of the demo head's wei for {word!r} ({kind}) beside the same weights drawn as a graph of "
+              "arrows from the position read to the position reading.")
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
     nonzero = int((wei > 0).sum())
     drawn = sum(as_labelled(w) >= EXPLORER_MIN_WEIGHT for w in wei.flatten().tolist() if w > 0)
