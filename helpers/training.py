@@ -8,8 +8,9 @@ import contextlib
 import math
 
 import torch
+import torch.nn.functional as F
 
-from .data import check_positive_int, get_batch
+from .data import check_positive_int, consecutive_chunks, get_batch
 
 
 class TrainingError(RuntimeError):
@@ -44,6 +45,14 @@ def estimate_loss(model, splits: dict, batch_size: int = 32, eval_iters: int = 2
     finally:
         model.train(was_training)
     return out
+
+
+@torch.no_grad()
+def token_losses(model, data):
+    """The loss at every character of `data` cut into consecutive chunks: an (n_chunks, block_size) tensor."""
+    x, y = consecutive_chunks(data, model.block_size, device=next(model.parameters()).device)
+    logits, _ = model(x)  # (n_chunks, block_size, vocab)
+    return F.cross_entropy(logits.transpose(1, 2), y, reduction="none").cpu()  # one loss per character
 
 
 def check_finite(loss: torch.Tensor, step: int, lr: float) -> None:

@@ -136,3 +136,17 @@ def test_a_seeded_generator_makes_training_repeatable():
         return train(model, **small_run(generator=torch.Generator().manual_seed(7)))
 
     assert run(1) == run(2)
+
+
+def test_token_losses_gives_one_loss_per_character_of_consecutive_chunks():
+    from helpers.training import token_losses
+
+    torch.manual_seed(0)
+    model = BigramLanguageModel(vocab_size=5, block_size=4)
+    data = torch.randint(5, (4 * 6 + 3,))  # six whole chunks of 4 (each needs one more character for its target)
+    losses = token_losses(model, data)
+    assert losses.shape == (6, 4) and losses.device.type == "cpu"
+    x, y = data[:24].view(6, 4), data[1:25].view(6, 4)
+    torch.testing.assert_close(losses.mean(), model(x, y)[1].detach())  # the mean is the model's own loss
+    logits = model(x)[0].detach()
+    torch.testing.assert_close(losses[2, 3], torch.nn.functional.cross_entropy(logits[2, 3], y[2, 3]))
