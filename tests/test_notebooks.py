@@ -111,11 +111,15 @@ def test_no_absolute_paths(notebook):
     assert not ABSOLUTE_PATH.search(text), ABSOLUTE_PATH.search(text)
 
 
+def strip_magics(source: str) -> str:
+    """A code cell's source with its IPython magic and shell lines blanked, so that `ast` can parse it."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def checks_in(source: str) -> list[str]:
     """The checks a code cell makes: its assert statements and its calls to assert_close / assert_* functions."""
-    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
     found = []
-    for node in ast.walk(ast.parse(python)):
+    for node in ast.walk(ast.parse(strip_magics(source))):
         if isinstance(node, ast.Assert):
             found.append("assert")
         elif isinstance(node, ast.Call):
@@ -223,3 +227,21 @@ def test_the_import_cell_check_catches_each_problem():
     assert import_cell_problems("import torch\n\nfrom helpers.data import encode") != []  # no subject from helpers
     long = "\n".join(f"import m{i:02d}" for i in range(11)) + "\n\nfrom helpers import train"
     assert import_cell_problems(long) == [f"13 lines, more than {MAX_IMPORT_LINES}"]
+
+
+def bare_asserts(source: str) -> list[int]:
+    """Line numbers of the `assert` statements in `source` that carry no message saying what they check."""
+    tree = ast.parse(strip_magics(source))
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.msg is None]
+
+
+def test_bare_asserts_finds_asserts_without_a_message_only():
+    assert bare_asserts("assert x == 1\nassert y, 'y is set'\nif x:\n    assert z") == [1, 4]
+    assert bare_asserts("%time assert a, 'a holds'\nprint('assert b')") == []
+
+
+def test_no_notebook_assert_is_bare(notebook):
+    path, nb = notebook
+    found = [f"cell {i} line {line}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+             for line in bare_asserts(cell.source)]
+    assert found == [], f"{path.name}: give each assert a message saying what it checks: {', '.join(found)}"
