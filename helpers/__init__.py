@@ -18,6 +18,6 @@ from .models import (
     SplitBigramModel,
     count_parameters,
 )
-from .plots import plot_losses, show_wei, show_wei_stages
+from .plots import draw_graph, plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything
-from .training import cpu_threads, estimate_loss, train
+from .training import cpu_threads, estimate_loss, token_losses, train

@@ -12,7 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import PathPatch
+from matplotlib.lines import Line2D
+from matplotlib.patches import Arc, Circle, FancyArrowPatch, PathPatch
 from matplotlib.path import Path
 
 # stage name → (title text, whether the values are weights drawn on a fixed 0–1 scale)
@@ -404,6 +405,81 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
     fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
     return fig
+
+
+# Attention as a graph (notebook 08): an arrow from the position read to the position reading
+PAST_COLOUR, FUTURE_COLOUR = "#1f77b4", "#d95f02"  # arrows from the past (and loops), arrows from the future
+MAX_EDGE_WIDTH = 9.0  # points, for an arrow of weight 1
+MIN_EDGE_WIDTH = 0.8  # points: the faintest arrow drawn stays visible
+
+
+def graph_edges(wei, per_row=None) -> list[tuple[int, int, float]]:
+    """The arrows (t, s, weight) to draw for a (T, T) `wei`: every non-zero weight, or each row's `per_row` largest.
+
+    A weight of exactly 0 is never an arrow, so masked cells never are.
+    """
+    w = torch.as_tensor(wei).detach().to("cpu", torch.float32)
+    if w.dim() != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"A graph needs a square (T, T) wei, not shape {tuple(w.shape)}.")
+    if per_row is not None and (isinstance(per_row, bool) or not isinstance(per_row, int) or per_row < 1):
+        raise ValueError(f"per_row is how many arrows each position keeps, a whole number from 1, not {per_row!r}.")
+    T = w.shape[0]
+    edges = []
+    for t in range(T):  # t: the position reading (query)
+        sources = range(T) if per_row is None else sorted(w[t].topk(min(per_row, T)).indices.tolist())
+        edges += [(t, s, float(w[t, s])) for s in sources if w[t, s] > 0]
+    return edges
+
+
+def draw_graph(wei, labels, ax=None, title=None, per_row=None):
+    """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
+
+    Arrows from the past bend above the nodes (blue); arrows from the future, which only exist without a
+    mask, bend below them (orange). A loop over a node is the position reading itself. A weight of exactly 0
+    is no arrow at all, so masked cells draw nothing. With `per_row`, each position keeps only its `per_row`
+    strongest incoming arrows (loops included), so that a long word stays readable; the legend says so.
+    Every arrow is at least MIN_EDGE_WIDTH points wide. Returns the axes, labelled with a description.
+    """
+    T = torch.as_tensor(wei).shape[0]
+    edges = graph_edges(wei, per_row)
+    if len(labels) != T:
+        raise ValueError(f"wei is {T}×{T} but got {len(labels)} labels: give one label per position.")
+    own_figure = ax is None
+    if own_figure:
+        _, ax = plt.subplots(figsize=(max(5.0, 1.1 * T + 1), 3.8))
+    for t, s, weight in edges:
+        width = max(MIN_EDGE_WIDTH, MAX_EDGE_WIDTH * weight)
+        if s == t:  # a loop over the node: the position reads its own value
+            ax.add_patch(Arc((t, 0.33), 0.3, 0.34, theta1=-50, theta2=230, linewidth=width, color=PAST_COLOUR,
+                             alpha=0.55))
+            continue
+        colour = PAST_COLOUR if s < t else FUTURE_COLOUR
+        ax.add_patch(FancyArrowPatch((s, 0.0), (t, 0.0), connectionstyle="arc3,rad=-0.42", arrowstyle="-|>",
+                                     mutation_scale=8 + width, linewidth=width, color=colour, alpha=0.55,
+                                     shrinkA=11, shrinkB=11))
+    for t, label in enumerate(labels):
+        ax.add_patch(Circle((t, 0), 0.22, facecolor="white", edgecolor="black", zorder=3))
+        ax.text(t, 0, char_label(label), ha="center", va="center", fontsize=TITLE_PT, zorder=4)
+        ax.text(t, -0.3, str(t), ha="center", va="top", fontsize=TEXT_PT, color="#555555")
+    reach = 0.21 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
+    ax.set_xlim(-0.7, T - 0.3)
+    ax.set_ylim(-reach - 0.55, reach + 0.2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    future = any(s > t for t, s, _ in edges)
+    legend = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or itself")]
+    if future:
+        legend.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
+    shown = f"each position's {per_row} strongest" if per_row is not None else "every non-zero weight"
+    ax.legend(handles=legend, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(legend), frameon=False)
+    ax.set_title(title or "attention as a graph: arrow from the position read to the position reading")
+    word = "".join(char_label(label) for label in labels)
+    ax.set_label(f"Attention drawn as a graph over the {T} positions of {word!r}: {len(edges)} arrows "
+                 f"({shown} weight{'s' if per_row != 1 else ''}), each as wide as its weight"
+                 f"{', some from the future' if future else ', all from the past or the position itself'}.")
+    if own_figure:
+        ax.figure.set_label(ax.get_label())
+    return ax
 
 
 def plot_losses(history, reference=None, reference_label=None, ax=None):

@@ -1,11 +1,28 @@
-"""Honest wall-clock timing of a function call on CPU, CUDA or Apple MPS.
+"""What a call costs: honest wall-clock time on CPU, CUDA or Apple MPS, and measured peak memory.
 
 A GPU runs work asynchronously: a call returns as soon as its kernels are queued, long before
 they finish. Reading the clock then would time the queueing, not the work, so every timing here
 waits for the device to finish before the clock is read, both before and after the call.
+
+`peak_bytes(fn, lengths, batch, width, device)` measures how much memory `fn(head, x)` adds at its peak,
+with a fresh `Head(width, width)` and random inputs x of shape (batch, T, width), once per T. On CUDA,
+PyTorch counts its own allocations. On a CPU it keeps no such count, so the call runs in a fresh Python
+process (the notebook's own `fn`, sent as source code) and we read how far that process's resident memory
+rose above what it held just before the call: Linux's high-water mark (VmHWM in /proc/self/status), reset
+before each call. Large blocks go back to the system as soon as they are freed (glibc's
+MALLOC_MMAP_THRESHOLD_), so one call's leftovers do not hide the next call's needs. `resource.getrusage`
+would not do: a process started from a notebook inherits the kernel's own peak in its `ru_maxrss`.
 """
 
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import torch
 
@@ -53,3 +70,126 @@ def time_call(fn, *args, repeats: int = 3, warmup: int = 1, device=None, **kwarg
         wait()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+STATUS = Path("/proc/self/status")
+CLEAR_REFS = Path("/proc/self/clear_refs")
+MMAP_THRESHOLD = "65536"  # bytes: any block this large or larger is mapped on its own and unmapped when freed
+
+
+def status_bytes(key: str) -> int:
+    """One of Linux's memory figures for this process, e.g. VmRSS (resident now) or VmHWM (its high-water mark)."""
+    return int(re.search(rf"^{key}:\s+(\d+) kB", STATUS.read_text(), re.M).group(1)) * 1024
+
+
+def reset_high_water_mark() -> None:
+    """Set this process's VmHWM back to what it holds now (Linux: writing 5 to /proc/self/clear_refs)."""
+    CLEAR_REFS.write_text("5")
+
+
+def cpu_measurable() -> bool:
+    """Whether this machine lets a process read and reset its peak resident memory (Linux, with /proc)."""
+    if not STATUS.is_file() or not os.access(CLEAR_REFS, os.W_OK):
+        return False
+    try:
+        reset_high_water_mark()
+        status_bytes("VmHWM")
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def warm_up(fn, head, batch: int, T: int, width: int, device) -> None:
+    """One unmeasured call: it sets up what any call needs (threads, buffers, libraries), not the head's own cost."""
+    with torch.no_grad():
+        fn(head, torch.randn(batch, T, width, device=device))
+
+
+def cuda_peak_bytes(fn, lengths, batch: int, width: int, device) -> list[int]:
+    """Peak bytes PyTorch allocates on the GPU during each call, beyond what was allocated before it."""
+    from .attention import Head
+
+    head = Head(width, width).to(device)
+    warm_up(fn, head, batch, lengths[0], width, device)
+    peaks = []
+    for T in lengths:
+        x = torch.randn(batch, T, width, device=device)
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        before = torch.cuda.memory_allocated(device)
+        with torch.no_grad():
+            fn(head, x)
+        torch.cuda.synchronize(device)
+        peaks.append(torch.cuda.max_memory_allocated(device) - before)
+    return peaks
+
+
+def child_main() -> None:
+    """In the fresh process: define the function it was sent, call it once per T, print the bytes it added.
+
+    Only torch and the course's Head are loaded (Head straight from attention.py, not the whole helpers package).
+    """
+    import importlib.util
+
+    import torch.nn.functional as F
+
+    spec = importlib.util.spec_from_file_location("course_attention", Path(__file__).with_name("attention.py"))
+    attention = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(attention)
+    job = json.loads(sys.argv[1])
+    namespace = {"torch": torch, "F": F, "Head": attention.Head}
+    exec(job["source"], namespace)
+    fn, batch, width = namespace[job["name"]], job["batch"], job["width"]
+    head = attention.Head(width, width)
+    warm_up(fn, head, batch, job["lengths"][0], width, "cpu")
+    added = []
+    for T in job["lengths"]:
+        x = torch.randn(batch, T, width)
+        reset_high_water_mark()
+        before = status_bytes("VmRSS")
+        with torch.no_grad():
+            fn(head, x)
+        added.append(status_bytes("VmHWM") - before)
+        del x
+    print(json.dumps(added))
+
+
+def cpu_peak_bytes(fns: dict, lengths, batch: int, width: int) -> dict:
+    """For each named function, the bytes it adds to a fresh Python process's resident memory at its peak (Linux).
+
+    One process per function, all started at once: each measures only itself.
+    """
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD}
+    runs = {}
+    for name, fn in fns.items():
+        source = textwrap.dedent(inspect.getsource(fn))  # a function defined inside another is indented
+        job = {"source": source, "name": fn.__name__, "lengths": list(lengths), "batch": batch, "width": width}
+        runs[name] = subprocess.Popen([sys.executable, __file__, json.dumps(job)], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, env=env)
+    peaks = {}
+    for name, run in runs.items():
+        out, err = run.communicate()
+        if run.returncode != 0:
+            reason = (err.strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"Measuring {name} in a fresh Python process failed ({reason}).")
+        peaks[name] = json.loads(out.strip().splitlines()[-1])
+    return peaks
+
+
+def peak_bytes(fns: dict, lengths, batch: int, width: int, device):
+    """{name: the bytes fn(head, x) adds at its peak, one figure per T in `lengths`}, or None where unmeasurable.
+
+    `fns` maps names to functions fn(head, x) that use only their arguments, `torch`, `F` and `Head`.
+    CUDA: PyTorch's own count of what it allocated. CPU and Apple MPS: measured on the CPU, each function in a
+    fresh Python process, which needs Linux; on macOS and Windows the answer is None.
+    """
+    device = torch.device(device)
+    if device.type == "cuda":
+        return {name: cuda_peak_bytes(fn, lengths, batch, width, device) for name, fn in fns.items()}
+    if not cpu_measurable():
+        return None
+    return cpu_peak_bytes(fns, lengths, batch, width)
+
+
+if __name__ == "__main__":
+    child_main()

@@ -6,10 +6,12 @@ chunks of its own `block_size`.
 
 import contextlib
 import math
+import numbers
 
 import torch
+import torch.nn.functional as F
 
-from .data import check_positive_int, get_batch
+from .data import check_positive_int, consecutive_chunks, get_batch
 
 
 class TrainingError(RuntimeError):
@@ -46,6 +48,14 @@ def estimate_loss(model, splits: dict, batch_size: int = 32, eval_iters: int = 2
     return out
 
 
+@torch.no_grad()
+def token_losses(model, data):
+    """The loss at every character of `data` cut into consecutive chunks: an (n_chunks, block_size) tensor."""
+    x, y = consecutive_chunks(data, model.block_size, device=next(model.parameters()).device)
+    logits, _ = model(x)  # (n_chunks, block_size, vocab)
+    return F.cross_entropy(logits.transpose(1, 2), y, reduction="none").cpu()  # one loss per character
+
+
 def check_finite(loss: torch.Tensor, step: int, lr: float) -> None:
     """Stop with a TrainingError when the training loss is NaN or infinite."""
     value = loss.item()
@@ -54,6 +64,14 @@ def check_finite(loss: torch.Tensor, step: int, lr: float) -> None:
             f"The training loss became {value} at step {step}: the updates are too big, so the learning rate "
             f"lr={lr:g} is probably too high. Re-create the model and train again with a lower one, "
             f"e.g. lr={lr / 10:g}."
+        )
+
+
+def check_learning_rate(lr) -> None:
+    """Raise a ValueError unless `lr` is a positive, finite number (a float or an int, not text)."""
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not math.isfinite(lr) or lr <= 0:
+        raise ValueError(
+            f"lr must be a positive, finite number (how big each update step is), not {lr!r}: e.g. lr=1e-3."
         )
 
 
@@ -78,6 +96,7 @@ def train(
     {'step', 'train', 'val'} dict per evaluation.
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
+    check_learning_rate(lr)
     check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
     device = model_device(model)

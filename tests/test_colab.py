@@ -108,6 +108,14 @@ def test_a_failed_clone_is_one_sentence_and_leaves_nothing_behind(colab, monkeyp
     assert list(content.iterdir()) == []  # no half-cloned folder
 
 
+def test_without_git_the_setup_cell_says_so_in_one_sentence(colab, monkeypatch, tmp_path):
+    content, _ = colab
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    with pytest.raises(RuntimeError, match=r"^git is not installed here, so the course cannot be cloned\.$") as failure:
+        run_setup_cell()
+    assert failure.value.__cause__ is None and list(content.iterdir()) == []
+
+
 def test_a_repository_without_helpers_is_refused(colab, monkeypatch, tmp_path):
     content, _ = colab
     empty = tmp_path / "empty"

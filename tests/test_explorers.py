@@ -17,7 +17,6 @@ import matplotlib.pyplot as plt
 import nbformat
 import pytest
 import torch
-from matplotlib.patches import Arc, FancyArrowPatch
 
 from helpers.attention import attend_qkv, causal_softmax
 from helpers.averaging import average_loop
@@ -370,19 +369,21 @@ def test_the_weights_are_causal_and_scaling_divides_by_the_root_of_the_head_size
 # --- 08: the mask on and off, and the graph --------------------------------------------------------------------------
 
 
-def test_decoder_weights_are_causal_and_light_edges_are_left_out(capsys):
+def test_decoder_weights_are_causal_and_the_graph_keeps_each_positions_strongest_arrows(capsys):
     shown = nb08.explore_mask(nb08.EXAMPLE, causal=True)
     wei, T = shown["wei"], len(nb08.EXAMPLE)
     assert (wei.triu(diagonal=1) == 0).all() and (wei[torch.ones(T, T).tril().bool()] > 0).all()
     out = capsys.readouterr().out
-    assert f"{T * (T + 1) // 2} non-zero weights" in out and f"draws the {shown['drawn']} labelled at least" in out
-    assert shown["drawn"] == int((wei.round(decimals=2) >= nb08.EXPLORER_MIN_WEIGHT).sum()) < T * (T + 1) // 2
+    drawn = 1 + nb08.ARROWS_PER_POSITION * (T - 1)  # position 0 has only itself; every other keeps its strongest two
+    assert f"{T * (T + 1) // 2} non-zero weights" in out and f"strongest: {drawn} arrows, loops included" in out
+    assert shown["drawn"] == drawn < T * (T + 1) // 2
 
 
-def test_encoder_weights_see_every_position_and_agree_on_the_last_row():
+def test_encoder_weights_see_every_position_and_agree_on_the_last_row(capsys):
     decoder, encoder = nb08.explore_mask("hou", causal=True)["wei"], nb08.explore_mask("hou", causal=False)["wei"]
     assert (encoder > 0).all() and not torch.equal(encoder, decoder)
     torch.testing.assert_close(encoder[-1], decoder[-1])  # the last position has no future to lose
+    assert "9 non-zero weights of 9 cells" in capsys.readouterr().out
 
 
 def test_the_demo_head_is_fixed_and_leaves_the_global_random_state_alone():
@@ -391,47 +392,6 @@ def test_the_demo_head_is_fixed_and_leaves_the_global_random_state_alone():
     torch.manual_seed(0)
     first = nb08.demo_weights(encode("thou"))
     assert torch.equal(torch.rand(3), before) and torch.equal(nb08.demo_weights(encode("thou")), first)
-
-
-def arrows_and_loops(ax):
-    return (sum(isinstance(p, FancyArrowPatch) for p in ax.patches), sum(isinstance(p, Arc) for p in ax.patches))
-
-
-def test_graph_has_one_edge_per_nonzero_weight_and_none_for_masked_cells():
-    wei = torch.tensor([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.5, 0.2, 0.3]])
-    assert arrows_and_loops(nb08.draw_graph(wei, "hou")) == (3, 3)
-    assert arrows_and_loops(nb08.draw_graph(torch.full((3, 3), 1 / 3), "hou")) == (6, 3)
-
-
-def test_graph_edge_width_follows_the_weight():
-    ax = nb08.draw_graph(torch.tensor([[1.0, 0.0], [0.25, 0.75]]), "ab")
-    (arrow,) = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
-    loop_widths = sorted(p.get_linewidth() for p in ax.patches if isinstance(p, Arc))
-    assert loop_widths[0] == pytest.approx(loop_widths[1] * 0.75, rel=1e-6)  # self-weights 0.75 and 1
-    assert arrow.get_linewidth() == pytest.approx(loop_widths[1] * 0.25, rel=1e-6)  # weight 0.25
-
-
-def test_graph_leaves_out_light_edges_only_when_asked_and_keeps_faint_ones_visible():
-    wei = torch.tensor([[1.0, 0.0], [0.01, 0.99]])
-    (arrow,) = [p for p in nb08.draw_graph(wei, "ab").patches if isinstance(p, FancyArrowPatch)]
-    assert arrow.get_linewidth() == nb08.MIN_EDGE_WIDTH  # weight 0.01 would be a hairline
-    ax = nb08.draw_graph(wei, "ab", min_weight=0.05)
-    assert arrows_and_loops(ax) == (0, 2) and "≥ 0.05" in ax.get_legend().get_title().get_text()
-    labelled_005 = torch.tensor([[1.0, 0.0], [0.046, 0.954]])  # labelled 0.05 on the heatmap: drawn
-    assert arrows_and_loops(nb08.draw_graph(labelled_005, "ab", min_weight=0.05)) == (1, 2)
-
-
-def test_graph_legend_names_future_edges_only_when_there_are_some():
-    causal = torch.tensor([[1.0, 0.0], [0.5, 0.5]])
-    assert [t.get_text() for t in nb08.draw_graph(causal, "ab").get_legend().get_texts()] == [
-        "from the past, or a loop: itself"]
-    labels = [t.get_text() for t in nb08.draw_graph(torch.full((2, 2), 0.5), "ab").get_legend().get_texts()]
-    assert labels == ["from the past, or a loop: itself", "from the future"]
-
-
-def test_graph_refuses_a_shape_that_does_not_match_its_labels():
-    with pytest.raises(ValueError, match="square"):
-        nb08.draw_graph(torch.ones(2, 3) / 3, "ab")
 
 
 # --- with real ipywidgets controls, as the notebooks build them -------------------------------------------------------

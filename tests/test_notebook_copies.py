@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import attention, averaging, examples, models
+from helpers import attention, averaging, examples, models, training
 from tools.notebooks import notebook_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ COPIES = {
     },
     "07": {"attend_scaled": attention, "Head": attention},
     "08": {"demo_head": examples},
-    "09": {"OneHeadModel": models},
+    "09": {"OneHeadModel": models, "token_losses": training},
 }
 PAIRS = [(number, name, module) for number, names in COPIES.items() for name, module in names.items()]
 

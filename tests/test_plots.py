@@ -8,16 +8,20 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from matplotlib.patches import Arc, FancyArrowPatch
 
 from helpers.plots import (
     MAX_STAGES_WIDTH,
+    MIN_EDGE_WIDTH,
     Panel,
     alt_text,
     cell_value_text,
     char_label,
     contrast_ratio,
+    draw_graph,
     figure_alt_metadata,
     figure_texts,
+    graph_edges,
     masked_cells,
     masked_runs,
     plot_losses,
@@ -418,3 +422,71 @@ def test_ipython_stores_the_alt_text_beside_the_png():
         assert shell.display_formatter.format(fig)[1]["image/png"]["alt"] == alt_text(fig)
     finally:
         InteractiveShell.clear_instance()
+
+
+# Attention as a graph (notebook 08) --------------------------------------------------------------------------
+
+
+def arrows_and_loops(ax):
+    return (sum(isinstance(p, FancyArrowPatch) for p in ax.patches), sum(isinstance(p, Arc) for p in ax.patches))
+
+
+def test_graph_has_one_edge_per_nonzero_weight_and_none_for_masked_cells():
+    wei = torch.tensor([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.5, 0.2, 0.3]])
+    assert arrows_and_loops(draw_graph(wei, "hou")) == (3, 3)
+    full = torch.full((3, 3), 1 / 3)
+    assert arrows_and_loops(draw_graph(full, "hou")) == (6, 3)
+    plt.close("all")
+
+
+def test_graph_edge_width_follows_the_weight_and_faint_edges_stay_visible():
+    ax = draw_graph(torch.tensor([[1.0, 0.0], [0.25, 0.75]]), "ab")
+    (arrow,) = [p for p in ax.patches if isinstance(p, FancyArrowPatch)]
+    loop_widths = sorted(p.get_linewidth() for p in ax.patches if isinstance(p, Arc))
+    assert loop_widths[0] == pytest.approx(loop_widths[1] * 0.75, rel=1e-6)  # self-weights 0.75 and 1
+    assert arrow.get_linewidth() == pytest.approx(loop_widths[1] * 0.25, rel=1e-6)  # weight 0.25
+    (faint,) = [p for p in draw_graph(torch.tensor([[1.0, 0.0], [0.01, 0.99]]), "ab").patches
+                if isinstance(p, FancyArrowPatch)]
+    assert faint.get_linewidth() == MIN_EDGE_WIDTH  # weight 0.01 would be a hairline
+    plt.close("all")
+
+
+def test_graph_keeps_each_rows_strongest_edges_when_asked():
+    wei = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.3, 0.7, 0.0, 0.0], [0.1, 0.6, 0.3, 0.0], [0.4, 0.05, 0.15, 0.4]])
+    edges = graph_edges(wei, per_row=2)
+    assert [(t, s) for t, s, _ in edges] == [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2), (3, 0), (3, 3)]
+    assert [w for _, _, w in edges] == pytest.approx([1.0, 0.3, 0.7, 0.6, 0.3, 0.4, 0.4])
+    assert len(graph_edges(wei)) == 10  # every non-zero weight
+    ax = draw_graph(wei, "thou", per_row=2)
+    assert arrows_and_loops(ax) == (3, 4)
+    assert "strongest" in ax.get_legend().get_title().get_text()
+    assert ax.get_label().startswith("Attention drawn as a graph over the 4 positions of 'thou': 7 arrows")
+    plt.close("all")
+
+
+def test_graph_legend_names_future_edges_only_when_there_are_some():
+    causal = torch.tensor([[1.0, 0.0], [0.5, 0.5]])
+    labels = [t.get_text() for t in draw_graph(causal, "ab").get_legend().get_texts()]
+    assert labels == ["from the past, or itself"]
+    labels = [t.get_text() for t in draw_graph(torch.full((2, 2), 0.5), "ab").get_legend().get_texts()]
+    assert labels == ["from the past, or itself", "from the future"]
+    plt.close("all")
+
+
+def test_graph_text_is_projector_sized():
+    fig = draw_graph(torch.full((8, 8), 1 / 8).tril(), "thou art").figure
+    assert min(size for _, _, size in figure_texts(fig)) >= 16  # 12 pt at 100 dpi
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("wei, labels, phrase", [(torch.ones(2, 3) / 3, "ab", "square"),
+                                                 (torch.eye(2), "abc", "one label per position")])
+def test_graph_refuses_a_shape_that_does_not_match_its_labels(wei, labels, phrase):
+    with pytest.raises(ValueError, match=phrase):
+        draw_graph(wei, labels)
+
+
+@pytest.mark.parametrize("per_row", [0, 1.5, True])
+def test_graph_refuses_a_per_row_that_is_not_a_count(per_row):
+    with pytest.raises(ValueError, match="per_row"):
+        graph_edges(torch.eye(2), per_row)

@@ -73,3 +73,46 @@ def test_time_call_waits_for_the_named_device_before_and_after_each_timed_call(m
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: events.append("sync"))
     time_call(lambda: events.append("call"), repeats=2, warmup=1, device="cuda")
     assert events == ["call", "sync", "call", "sync", "sync", "call", "sync"]
+
+
+def naive(head, x):
+    """A head that builds its (B, T, T) matrix."""
+    return head(x)
+
+
+def vectors_only(head, x):
+    """A head-shaped call that never builds a (T, T) matrix."""
+    return head.value(x)
+
+
+@pytest.mark.skipif(not timing.cpu_measurable(), reason="measuring a process's peak memory needs Linux's /proc")
+def test_peak_bytes_on_the_cpu_sees_the_matrices_a_head_builds_in_a_fresh_process():
+    ballast = torch.ones(100 * 2**20 // 4)  # 100 MiB in this process: the fresh one must not count it
+    lengths, batch = [256, 1024], 4
+    peaks = timing.peak_bytes({"naive": naive, "vectors": vectors_only}, lengths, batch=batch, width=8, device="cpu")
+    matrix = batch * 1024 * 1024 * 4  # one (B, T, T) float32 matrix at T = 1024: 16 MiB
+    assert matrix * 2 <= peaks["naive"][-1] < matrix * 4  # two of them alive at once, not the ballast
+    assert peaks["vectors"][-1] < matrix / 4
+    assert peaks["naive"][0] < peaks["naive"][1]
+    assert ballast.numel() > 0
+
+
+def test_peak_bytes_says_none_where_the_cpu_cannot_be_measured(monkeypatch):
+    monkeypatch.setattr(timing, "cpu_measurable", lambda: False)
+    assert timing.peak_bytes({"naive": naive}, [16], batch=1, width=4, device="cpu") is None
+
+
+def test_a_failing_measurement_names_the_function_and_the_reason():
+    def broken(head, x):
+        raise ValueError("deliberately broken")
+
+    if not timing.cpu_measurable():
+        pytest.skip("needs Linux's /proc")
+    with pytest.raises(RuntimeError, match="broken.*deliberately broken"):
+        timing.peak_bytes({"broken": broken}, [16], batch=1, width=4, device="cpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU here")
+def test_peak_bytes_on_cuda_counts_the_matrices_pytorch_allocates():
+    peaks = timing.peak_bytes({"naive": naive}, [1024], batch=4, width=8, device="cuda")
+    assert peaks["naive"][0] >= 2 * 4 * 1024 * 1024 * 4

@@ -55,9 +55,16 @@ def test_estimate_loss_rejects_zero_eval_iters():
 
 def test_a_loss_that_blows_up_stops_training_naming_the_step_and_a_lower_learning_rate():
     torch.manual_seed(0)
-    with pytest.raises(TrainingError, match=r"at step 1: .*lr=inf is probably too high") as err:
-        train(BigramLanguageModel(), **small_run(lr=float("inf")))
-    assert "lower" in str(err.value)
+    with pytest.raises(TrainingError, match=r"at step 2: .*lr=1e\+30 is probably too high") as err:
+        train(BigramLanguageModel(), **small_run(lr=1e30))
+    assert "e.g. lr=1e+29" in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 0, -0.1, "0.01", True, None])
+def test_train_refuses_a_learning_rate_that_is_not_a_positive_finite_number(bad):
+    with pytest.raises(ValueError, match=r"lr must be a positive, finite number .*e\.g\. lr=1e-3") as err:
+        train(BigramLanguageModel(), **small_run(lr=bad))
+    assert "lr=inf" not in str(err.value), "never suggest an infinite learning rate"
     assert issubclass(TrainingError, RuntimeError)
 
 
@@ -136,3 +143,17 @@ def test_a_seeded_generator_makes_training_repeatable():
         return train(model, **small_run(generator=torch.Generator().manual_seed(7)))
 
     assert run(1) == run(2)
+
+
+def test_token_losses_gives_one_loss_per_character_of_consecutive_chunks():
+    from helpers.training import token_losses
+
+    torch.manual_seed(0)
+    model = BigramLanguageModel(vocab_size=5, block_size=4)
+    data = torch.randint(5, (4 * 6 + 3,))  # six whole chunks of 4 (each needs one more character for its target)
+    losses = token_losses(model, data)
+    assert losses.shape == (6, 4) and losses.device.type == "cpu"
+    x, y = data[:24].view(6, 4), data[1:25].view(6, 4)
+    torch.testing.assert_close(losses.mean(), model(x, y)[1].detach())  # the mean is the model's own loss
+    logits = model(x)[0].detach()
+    torch.testing.assert_close(losses[2, 3], torch.nn.functional.cross_entropy(logits[2, 3], y[2, 3]))

@@ -26,7 +26,11 @@ else:
     if course_root() is None and not CLONE.exists():
         partial = CLONE.with_name(CLONE.name + ".partial")  # renamed once whole: a half-done clone never looks done
         shutil.rmtree(partial, ignore_errors=True)
-        run = subprocess.run(["git", "clone", "-q", "--depth", "1", REPO_URL, partial], capture_output=True, text=True)
+        try:
+            run = subprocess.run(["git", "clone", "-q", "--depth", "1", REPO_URL, partial], capture_output=True,
+                                 text=True)
+        except OSError:
+            raise RuntimeError("git is not installed here, so the course cannot be cloned.") from None
         if run.returncode != 0 or not (partial / "helpers" / "__init__.py").is_file():
             shutil.rmtree(partial, ignore_errors=True)
             why = (run.stderr.strip().splitlines() or ["it has no helpers/ folder"])[-1].removeprefix("fatal: ")
