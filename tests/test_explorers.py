@@ -131,13 +131,6 @@ def test_the_contract_fails_an_undeclared_explorer_and_one_that_returns_a_tensor
         DECLARED.pop("nb99.explore_plain", None)
 
 
-def test_notebooks_05_and_08_may_still_read_the_weights_as_the_returned_value():
-    shown = nb05.explore_word_scores("thou")  # until their cells read shown["wei"]
-    assert shown.shape == (4, 4) and torch.equal(shown[3], shown["wei"][3])
-    torch.testing.assert_close(shown.sum(-1), torch.ones(4))
-    assert torch.equal(nb08.explore_mask("you", causal=False)[2], nb08.explore_mask("you", causal=False)["wei"][2])
-
-
 # --- 01: the bag of words --------------------------------------------------------------------------------------------
 
 

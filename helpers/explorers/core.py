@@ -46,22 +46,6 @@ def explorer(refuses):
     return declare
 
 
-class Shown(dict):
-    """What an explorer showed, by name, for explorers that returned their weights `wei` alone before.
-
-    Notebook cells written then use it as that tensor (shown[7], shown.shape): indexing by a position and
-    tensor attributes still reach shown["wei"]. Remove it once notebooks 05 and 08 read shown["wei"].
-    """
-
-    def __getitem__(self, key):
-        return super().__getitem__(key) if isinstance(key, str) else self["wei"][key]
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self["wei"], name)
-
-
 def fmt_row(values) -> str:
     """A row of numbers as the explorers print it: two decimals, ±∞ written out."""
     return "[" + ", ".join(_fmt_number(v) for v in torch.as_tensor(values).tolist()) + "]"

@@ -9,7 +9,7 @@ from ..attention import future_mask
 from ..data import VOCAB_SIZE
 from ..exercises import Exercise, Mistake
 from ..plots import Panel, show_wei_stages
-from .core import Shown, explorer, fmt_row, parse_word, report, show
+from .core import explorer, fmt_row, parse_word, report, show
 
 BLOCK_SIZE = 8
 N_EMBD = 16
@@ -64,7 +64,7 @@ def explore_word_scores(word: str = "thou"):
     print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")
     print(f"                     and shares out weights: {fmt_row(wei[-1])}")
     draw_stages(word, raw, masked, wei)
-    return Shown(raw=raw, masked=masked, wei=wei)
+    return {"raw": raw, "masked": masked, "wei": wei}
 
 
 def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.Tensor) -> None:

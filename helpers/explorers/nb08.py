@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import draw_graph, graph_edges, show_wei
-from .core import Shown, explorer, fmt_row, new_figure, parse_word, quote, report, show
+from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
@@ -61,4 +61,4 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
     print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws each position's "
           f"{ARROWS_PER_POSITION} strongest: {drawn} arrows, loops included")
-    return Shown(wei=wei, drawn=drawn)
+    return {"wei": wei, "drawn": drawn}
