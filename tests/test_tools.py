@@ -1,5 +1,6 @@
-"""The notebook stamping tool and the CI entry point."""
+"""The notebook stamping tool, the README's tables, the tools' imports and the CI entry point."""
 
+import ast
 import re
 import sys
 
@@ -162,3 +163,30 @@ def test_stamp_says_which_notebook_lacks_metadata_in_one_sentence(monkeypatch, t
     assert tool.main(["stamp"]) == 1
     assert (tmp_path / "10_new.ipynb").read_bytes() == before  # nothing half-done
     assert capsys.readouterr().err.startswith("notebooks/10_new.ipynb has no name or summary in its metadata: add")
+
+
+def tools_imports() -> dict[str, set[str]]:
+    """{"notebooks": {"slides", ...}}: the tools modules each tools module imports, at the top or inside a function."""
+    graph = {}
+    for path in sorted((ROOT / "tools").glob("*.py")):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module == "tools":  # from tools import readme
+                names |= {f"tools.{alias.name}" for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+        graph[path.stem] = {name.split(".")[1] for name in names if name.startswith("tools.")}
+    return graph
+
+
+def test_no_tools_module_imports_itself_back_through_another():
+    graph = tools_imports()
+    assert graph["notebooks"] >= {"slides", "readme"}  # the walk sees imports (so it could see a circle)
+
+    def reaches(start, goal, seen=()):
+        return any(m == goal or (m not in seen and reaches(m, goal, (*seen, m))) for m in graph.get(start, ()))
+
+    circles = sorted(m for m in graph if reaches(m, m))
+    assert not circles, f"tools modules that import themselves back through others: {circles}"
