@@ -153,7 +153,7 @@ def test_every_notebook_check_names_a_declared_exercise_and_its_stub():
     assert any(nb["calls"] for nb in notebooks.values()), "no notebook calls check(...)"
     for key, nb in notebooks.items():
         for name, fn in nb["calls"]:
-            assert name in EXERCISES, f"{nb['path']} checks {name!r}, which no helpers/exercises/nbNN.py declares"
+            assert name in EXERCISES, f"{nb['path']} checks {name!r}, which no helpers/explorers/nbNN.py declares in its EXERCISES"
             assert EXERCISES[name].notebook == key, f"{name} is declared in {EXERCISES[name].notebook}, not {key}"
             assert fn == name, f"{nb['path']}: pass the stub named like the exercise, check({name!r}, {name})"
             assert "NotImplementedError" in nb["stubs"].get(name, ""), f"{nb['path']} has no stub `def {name}(...)`"
