@@ -153,7 +153,9 @@ def test_every_notebook_check_names_a_declared_exercise_and_its_stub():
     assert any(nb["calls"] for nb in notebooks.values()), "no notebook calls check(...)"
     for key, nb in notebooks.items():
         for name, fn in nb["calls"]:
-            assert name in EXERCISES, f"{nb['path']} checks {name!r}, which no helpers/explorers/nbNN.py declares in its EXERCISES"
+            assert name in EXERCISES, (
+                f"{nb['path']} checks {name!r}, which no helpers/explorers/nbNN.py declares in its EXERCISES"
+            )
             assert EXERCISES[name].notebook == key, f"{name} is declared in {EXERCISES[name].notebook}, not {key}"
             assert fn == name, f"{nb['path']}: pass the stub named like the exercise, check({name!r}, {name})"
             assert "NotImplementedError" in nb["stubs"].get(name, ""), f"{nb['path']} has no stub `def {name}(...)`"
@@ -543,7 +545,7 @@ def test_a_raise_in_a_later_case_only_is_told_with_its_own_text_and_input(exerci
 def test_a_nan_in_a_later_case_only_is_told_as_nan_with_its_input(exercise):
     def nan_in_last_row(right):
         right = right.clone()
-        right[..., -1, :] = float("nan")
+        right[(..., -1, slice(None)) if right.dim() > 1 else -1] = float("nan")  # the last row, or the last entry
         return right
 
     feedback = check(exercise.name, first_case_only(exercise, nan_in_last_row))
