@@ -100,8 +100,10 @@ def test_every_explorer_is_shown_in_its_notebook(name):
     key, function = name.split(".")
     assert key in NOTEBOOK_CODE, f"helpers/explorers/{key}.py declares {function}, but there is no notebook {key[2:]}."
     notebook, code = NOTEBOOK_CODE[key]
-    assert re.search(rf"\b{function}\b", code), f"helpers/explorers/{key}.py declares {function}, which {notebook} " \
-        "never shows: call it in a code cell, e.g. shown = explore({function}, ...)."
+    assert re.search(rf"\b{function}\b", code), (
+        f"helpers/explorers/{key}.py declares {function}, which {notebook} never shows: call it in a code cell, "
+        f"e.g. shown = explore({function}, ...)."
+    )
 
 
 def test_every_explorer_a_notebook_imports_is_declared():
