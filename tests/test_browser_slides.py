@@ -29,8 +29,9 @@ import nbformat
 import pytest
 
 from tools.notebooks import NOTEBOOK_DIR, ROOT, is_setup_cell, notebook_client, notebook_paths
-from tools.slides import picture_outputs, stamp_slides
+from tools.slides import apply_slide_types, picture_outputs
 
+pytestmark = pytest.mark.slow  # decks built and measured in Chromium
 CHROMIUM = Path("/usr/bin/chromium")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 if not CHROMIUM.exists() and not IN_CI:
@@ -281,8 +282,8 @@ def live_lab(fresh_run, tmp_path_factory):
     (root / "notebooks").mkdir()
     shutil.copy(NOTEBOOK_DIR / "rise.css", root / "notebooks" / "rise.css")
     for path, nb in fresh_run:
+        apply_slide_types(nb)
         nbformat.write(nb, root / "notebooks" / path.name)
-        stamp_slides(root / "notebooks" / path.name)
     (root / "data").mkdir()
     (root / "data" / "tinyshakespeare.txt").symlink_to(ROOT / "data" / "tinyshakespeare.txt")
     state, port = tmp_path_factory.mktemp("lab"), free_port()

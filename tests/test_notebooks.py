@@ -12,13 +12,16 @@ import nbformat
 import pytest
 
 from helpers.course import REPO_URL, colab_url
+from tools import readme
 from tools.notebooks import (
     COLAB_METADATA,
     NOTEBOOK_DIR,
     badge_source,
     is_setup_cell,
     notebook_paths,
+    read_all,
     setup_source,
+    stamp_readme,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +57,7 @@ def test_setup_cell_is_identical_everywhere_first_and_folded(notebook):
     _, nb = notebook
     setup = code_cells(nb)[0]
     assert is_setup_cell(setup)
-    assert setup.source == setup_source(), "run `make stamp`"
-    assert f'"{REPO_URL}")' in setup.source
+    assert setup.source == setup_source(), "the setup cell differs from tools/setup_cell.py: run `make stamp`"
     assert setup.metadata.get("cellView") == "form", "Colab should fold the setup cell into its title"
     assert setup.metadata.get("jupyter", {}).get("source_hidden") is True, "JupyterLab should collapse it"
 
@@ -140,18 +142,39 @@ def test_every_notebook_asserts_something(notebook):
     assert any(checks_in(c.source) for c in code_cells(nb)), "no assert statement or assert_close call in any cell"
 
 
-def test_readme_lists_every_notebook_with_its_badge():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for path in NOTEBOOKS:
-        assert f"notebooks/{path.name}" in readme, f"README does not list {path.name}"
-        assert colab_url(path.name) in readme, f"README has no Colab badge for {path.name}"
+def test_every_notebook_has_the_metadata_the_readme_tables_are_made_from(notebook):
+    path, nb = notebook
+    meta = readme.course_metadata(nb, path.name)  # raises a sentence naming what to add
+    assert meta["bench_target_s"] > 0
+
+
+def test_readme_notebook_table_is_what_make_stamp_writes():
+    text = readme.README.read_text(encoding="utf-8")
+    assert stamp_readme(text) == text, (
+        "README.md's notebook table differs from the notebooks' metadata (course.name, course.summary): "
+        "run `make stamp`"
+    )
+
+
+def test_readme_timing_table_has_every_notebook_and_its_target():
+    text = readme.README.read_text(encoding="utf-8")
+    recorded = readme.recorded_seconds(text)
+    untimed = [path.name for path in NOTEBOOKS if path.name[:2] not in recorded]
+    assert not untimed, f"README.md's timing table has no row for {', '.join(untimed)}: run `make bench`"
+    notebooks = read_all(NOTEBOOKS)
+    expected = readme.timing_table(notebooks, {name: recorded[name[:2]] for name, _ in notebooks})
+    assert readme.read_block(text, readme.TIMING_TABLE) == expected, (
+        "README.md's timing table lists other notebooks, names or targets than the notebooks' metadata: "
+        "run `make bench`"
+    )
 
 
 def test_public_address_is_written_in_one_source_file():
     holders = [
         p.relative_to(ROOT).as_posix()
-        for p in ROOT.rglob("*.py")
-        if ".venv" not in p.parts and REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")
+        for p in ROOT.rglob("*.py")  # the course's own files: not .venv/, .aside/ (installed packages) or node_modules/
+        if not any(part.startswith(".") or part == "node_modules" for part in p.relative_to(ROOT).parts)
+        and REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")
     ]
     assert holders == [], f"only helpers/course.py may spell out the address (via REPO): {holders}"
     assert (ROOT / "helpers" / "course.py").read_text(encoding="utf-8").count('REPO = "') == 1

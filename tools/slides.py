@@ -1,8 +1,7 @@
-"""Give every notebook the slide metadata RISE and nbconvert's reveal.js decks read.
+"""The slide metadata RISE, jupyterlab-slideshow and nbconvert's reveal.js decks read, made by rules.
 
-    python -m tools.slides stamp [notebooks...]   # write slide types into the notebooks (all by default)
-    python -m tools.slides show [notebooks...]    # print each cell's slide type, change nothing
-
+`make stamp` writes it into every notebook (tools.notebooks.stamp calls apply_slide_types);
+`python -m tools.notebooks slides [notebooks...]` prints each cell's slide type and changes nothing.
 The slide types come from rules, never from hand edits, so they stay right when a notebook changes:
 
 - the title cell (the first `# ` heading) makes the title slide; the Colab badge is skipped (the room
@@ -26,12 +25,6 @@ import base64
 import copy
 import re
 import struct
-import sys
-from pathlib import Path
-
-import nbformat
-
-from tools.notebooks import is_setup_cell, notebook_paths, write_atomically
 
 # Notebook-level settings for RISE: scroll long slides and always start from the title slide.
 RISE_SETTINGS = {"scroll": True, "start_slideshow_at": "beginning", "transition": "none"}
@@ -41,6 +34,16 @@ PICTURE_TYPES = {"image/png", "image/jpeg", "image/svg+xml"}
 DECK_STAGE_PX = 700
 DECK_LINE_PX = 23
 DECK_CELL_PADDING_PX = 24
+
+
+# The setup cell is recognised by its first line: a comment that names it (Colab shows it as the form's title).
+SETUP_MARKER = "Course setup"
+
+
+def is_setup_cell(cell) -> bool:
+    """Whether `cell` is the setup cell: a code cell whose first line is a comment naming it."""
+    first_line = cell["source"].split("\n", 1)[0]
+    return cell["cell_type"] == "code" and first_line.startswith("#") and SETUP_MARKER in first_line
 
 
 def heading_level(cell) -> int:
@@ -166,36 +169,11 @@ def deck_cells(nb):
     return nb
 
 
-def stamp_slides(path: Path) -> bool:
-    """Give the notebook at `path` its slide metadata; rewrite it (atomically) only if that changed it."""
-    nb = nbformat.read(path, as_version=4)
-    changed = apply_slide_types(nb)
-    if changed:
-        write_atomically(nb, Path(path))
-    return changed
-
-
-def describe(path: Path) -> str:
-    """One line per cell: its slide type and the start of its source."""
-    nb = nbformat.read(path, as_version=4)
-    lines = [f"{path.name}:"]
+def describe(nb, name: str) -> str:
+    """One line per cell of notebook `nb` (called `name`): its slide type and the start of its source."""
+    lines = [f"{name}:"]
     for i, (cell, kind) in enumerate(zip(nb.cells, slide_type_for(nb.cells), strict=True)):
         first = cell.source.strip().splitlines()[0][:70] if cell.source.strip() else ""
         lines.append(f"  {i:3d} {kind:<9} {cell.cell_type:<8} {first}")
     return "\n".join(lines)
 
-
-def main(argv) -> int:
-    if not argv or argv[0] not in ("stamp", "show"):
-        print(__doc__)
-        return 2
-    for path in notebook_paths(argv[1:]):
-        if argv[0] == "stamp":
-            print(f"{path.name}: {'slide metadata written' if stamp_slides(path) else 'already up to date'}")
-        else:
-            print(describe(path))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

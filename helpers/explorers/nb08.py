@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import draw_graph, graph_edges, show_wei
-from .core import fmt_row, new_figure, parse_word, quote, report, show
+from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
@@ -27,10 +27,19 @@ def demo_weights(idx: list[int], causal: bool = True) -> torch.Tensor:
     return causal_softmax(scores) if causal else F.softmax(scores, dim=-1)
 
 
+@explorer(refuses=[
+    ({"word": ""}, "empty"),
+    ({"word": "x" * (BLOCK_SIZE + 1)}, f"keep it to {BLOCK_SIZE} or fewer"),
+    ({"word": "thé"}, "never uses"),
+    ({"word": 7}, "text"),
+    ({"causal": "False"}, "yes/no switch"),
+    ({"causal": None}, "yes/no switch"),
+])
 def explore_mask(word: str = EXAMPLE, causal: bool = True):
     """Draw the demo head's `wei` for a typed word as a heatmap and a graph, with the causal mask on or off.
 
-    Returns the (T, T) weights on the CPU, or None after one sentence about unusable input.
+    Returns {'wei': the (T, T) weights on the CPU, 'drawn': how many arrows the graph draws}, or None after one
+    sentence about unusable input.
     """
     idx, problem = parse_word(word, BLOCK_SIZE, "word", EXAMPLE)
     if problem is None and not isinstance(causal, bool):
@@ -52,4 +61,4 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
     print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws each position's "
           f"{ARROWS_PER_POSITION} strongest: {drawn} arrows, loops included")
-    return wei
+    return {"wei": wei, "drawn": drawn}
