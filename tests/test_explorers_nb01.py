@@ -31,8 +31,9 @@ def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(caps
     torch.testing.assert_close(shown["averages"], average_loop(word_vectors("dogs").unsqueeze(0))[0])
     out = capsys.readouterr().out
     assert "Identical at position(s) 2, 3" in out
-    # The vector of each character, once, so the averages can be checked by hand: (6 + 6 + 8) / 3 = 6.67.
-    assert out.splitlines()[0] == "vectors: 'd' [6.00, 8.00],  'o' [6.00, 4.00],  'g' [8.00, 9.00],  's' [2.00, 2.00]"
+    # The vector of each character, once, so the averages can be checked by hand: (1 + 6 + 2) / 3 = 3.00.
+    # d, g and s are notebook 04's [1, 0], [2, 1], [1, 1]; o keeps [6, 4] from notebook 01's worked example.
+    assert out.splitlines()[0] == "vectors: 'd' [1.00, 0.00],  'o' [6.00, 4.00],  'g' [2.00, 1.00],  's' [1.00, 1.00]"
     assert len(shown_figures) == 1
     axes = shown_figures[-1].axes
     assert len(axes) == 2  # one panel per number of the 2-number vectors
@@ -81,3 +82,18 @@ def test_words_of_different_lengths_are_compared_where_both_exist(capsys, shown_
 )
 def test_bad_input_gets_one_sentence_and_no_picture(word, other, words, refused):
     refused(explore_bag_of_words(word, other), words)
+
+
+def test_d_g_and_s_are_the_vectors_notebook_04_gives_them():
+    """Notebook 04 tells its reader that notebook 01's explorer gave d, g and s the same numbers: keep it true."""
+    import ast
+
+    import nbformat
+
+    from tools.notebooks import NOTEBOOK_DIR
+
+    nb = nbformat.read(NOTEBOOK_DIR / "04_position_embeddings.ipynb", as_version=4)
+    line = next(line for cell in nb.cells if cell.cell_type == "code" for line in cell.source.splitlines()
+                if line.startswith("toy = {"))
+    toy = ast.literal_eval(line.removeprefix("toy = "))
+    assert torch.equal(word_vectors("dgs"), torch.tensor([toy["d"], toy["g"], toy["s"]]))

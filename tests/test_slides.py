@@ -9,7 +9,8 @@ import pytest
 from tools.notebooks import NOTEBOOK_DIR, notebook_paths
 from tools.slides import (
     DECK_STAGE_PX,
-    RISE_SETTINGS,
+    DECK_STYLE_KEY,
+    DECK_STYLES,
     deck_cells,
     estimated_height,
     png_height,
@@ -116,7 +117,7 @@ def test_stamp_writes_the_rules_once_and_then_changes_nothing(scratch_notebooks)
         nb = nbformat.read(path, as_version=4)
         stored = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
         assert stored == slide_type_for(nb.cells)
-        assert nb.metadata["rise"] == RISE_SETTINGS
+        assert nb.metadata[DECK_STYLE_KEY] == DECK_STYLES and "rise" not in nb.metadata
         assert stored[:2] == ["skip", "slide"] and stored.count("skip") == 2, path.name  # badge and setup cell
         has_exercise = any(c.cell_type == "markdown" and "## Your turn" in c.source for c in nb.cells)
         assert ("fragment" in stored) == has_exercise, path.name

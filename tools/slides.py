@@ -1,4 +1,4 @@
-"""Give every notebook the slide metadata RISE and nbconvert's reveal.js decks read.
+"""Give every notebook the slide metadata jupyterlab-slideshow and nbconvert's reveal.js decks read.
 
     python -m tools.slides stamp [notebooks...]   # write slide types into the notebooks (all by default)
     python -m tools.slides show [notebooks...]    # print each cell's slide type, change nothing
@@ -33,8 +33,18 @@ import nbformat
 
 from tools.notebooks import is_setup_cell, notebook_paths, write_atomically
 
-# Notebook-level settings for RISE: scroll long slides and always start from the title slide.
-RISE_SETTINGS = {"scroll": True, "start_slideshow_at": "beginning", "transition": "none"}
+# The live slides' type sizes at 1280×720, as in the offline decks (tools/templates/course_reveal): prose 20 px,
+# code and printed output 17 px, widget labels 16 px (JupyterLab's own are 13 to 14 px). jupyterlab-slideshow
+# styles a deck through jupyterlab-fonts, which reads these rules from the notebook's metadata and applies them
+# to that notebook only, and only while it is presented (the notebook view keeps JupyterLab's sizes).
+DECK_STYLE_KEY = "@deathbeds/jupyterlab-fonts"
+DECK_STYLES = {"styles": {"": {"body[data-jp-deck-mode='presenting'] &": {
+    "--jp-content-font-size1": "20px",
+    "--jp-code-font-size": "17px",
+    "--jp-ui-font-size1": "17px",
+    "--jp-ui-font-size0": "16px",
+    "--jp-widgets-font-size": "16px",
+}}}}
 YOUR_TURN = re.compile(r"your turn", re.IGNORECASE)
 PICTURE_TYPES = {"image/png", "image/jpeg", "image/svg+xml"}
 # A deck's slide (tools/templates/course_reveal): 720 px tall, code and printed text at 17 px on 23 px lines.
@@ -100,7 +110,7 @@ def slide_type_for(cells) -> list[str]:
 
 
 def apply_slide_types(nb) -> bool:
-    """Write the rule-made slide types and RISE settings into `nb` in memory; return whether anything changed.
+    """Write the rule-made slide types and the deck's type sizes into `nb` in memory; return whether anything changed.
 
     "-" is the default, so it is stored as no `slideshow` entry at all (smaller diffs).
     """
@@ -113,8 +123,9 @@ def apply_slide_types(nb) -> bool:
                 del cell.metadata["slideshow"]
             else:
                 cell.metadata["slideshow"] = wanted
-    if nb.metadata.get("rise") != RISE_SETTINGS:
-        nb.metadata["rise"] = dict(RISE_SETTINGS)
+    if nb.metadata.get(DECK_STYLE_KEY) != DECK_STYLES or "rise" in nb.metadata:
+        nb.metadata[DECK_STYLE_KEY] = copy.deepcopy(DECK_STYLES)
+        nb.metadata.pop("rise", None)  # RISE's settings: the course presents with jupyterlab-slideshow
         changed = True
     return changed
 
