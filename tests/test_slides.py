@@ -52,10 +52,10 @@ def test_the_colab_badge_is_skipped_so_no_slide_shows_an_image_from_the_network(
     assert slide_type_for([BADGE, TITLE, SETUP])[:2] == ["skip", "slide"]
 
 
-def test_a_cell_that_shows_a_picture_starts_a_subslide_of_its_own():
+def test_a_cell_that_shows_a_picture_starts_a_subslide_of_its_own_and_so_does_the_next():
     cells = [BADGE, TITLE, SETUP, md("## Idea"), md("Long words introducing the picture."), code("x = 1"),
-             picture_cell(), code("assert x == 1"), md("What it shows.")]
-    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "-", "subslide"]
+             picture_cell(), code("assert x == 1"), code("y = 2"), md("What it shows.")]
+    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "subslide", "-", "subslide"]
 
 
 def test_a_picture_cell_too_tall_for_a_deck_slide_is_split_into_code_then_picture():

@@ -12,7 +12,9 @@ The slide types come from rules, never from hand edits, so they stay right when 
 - a markdown cell that starts with a `## ` heading starts a new slide: one idea per slide;
 - a markdown cell that starts with a `### ` heading starts a subslide (a step down, same idea);
 - a code cell that shows a picture (its stored outputs hold an image) starts a subslide, so the picture
-  is drawn near the top of the screen with its code above it, never below the fold;
+  is drawn near the top of the screen with its code above it, never below the fold; the cell after it starts
+  a subslide too, so nothing below the picture pushes it off a live slide (jupyterlab-slideshow centres a
+  slide's cells on the screen);
 - a plain markdown cell right after a code cell starts a subslide, so long ideas come in screenfuls;
 - under a heading that says "Your turn", the cells after the heading are fragments, shown one by one;
 - every other cell continues the slide it is on ("-").
@@ -90,7 +92,7 @@ def slide_type_for(cells) -> list[str]:
             kind = "subslide"
         elif after_setup:
             kind = "slide"
-        elif picture_outputs(cell):
+        elif picture_outputs(cell) or picture_outputs(previous):
             kind = "subslide"
         elif in_exercise:
             kind = "fragment"
