@@ -9,6 +9,7 @@ every explorer a notebook uses is declared. Adding an explorer adds its tests he
 conftest.py puts matplotlib on the off-screen Agg backend and keeps the figures explorers display.
 """
 
+import ast
 import inspect
 import re
 
@@ -23,7 +24,7 @@ from helpers.averaging import average_loop
 from helpers.data import encode
 from helpers.examples import similarity_blend, similarity_weights
 from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, notebook_modules
-from tools.notebooks import notebook_paths
+from tools.notebooks import NOTEBOOK_DIR, notebook_paths
 
 MODULES = notebook_modules()
 EXPLORE_FUNCTIONS = {  # "nb05.explore_word_scores" → the function, for every explore_* a notebook's module defines
@@ -144,6 +145,15 @@ def test_hou_keeps_the_worked_example_vectors_and_averages():
     assert shown["other_averages"] is None and shown["same"] is None
 
 
+def test_d_g_and_s_are_the_vectors_notebook_04_gives_them():
+    """Notebook 04 tells its reader that notebook 01's explorer gave d, g and s the same numbers: keep it true."""
+    nb = nbformat.read(NOTEBOOK_DIR / "04_position_embeddings.ipynb", as_version=4)
+    line = next(line for cell in nb.cells if cell.cell_type == "code" for line in cell.source.splitlines()
+                if line.startswith("toy = {"))
+    toy = ast.literal_eval(line.removeprefix("toy = "))
+    assert torch.equal(nb01.word_vectors("dgs"), torch.tensor([toy["d"], toy["g"], toy["s"]]))
+
+
 def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(capsys, shown_figures):
     shown = nb01.explore_bag_of_words("dogs", "gods")
     assert shown["same"].tolist() == [False, False, True, True]  # 'd'≠'g', 'do'≠'go', 'dog'~'god', 'dogs'~'gods'
@@ -151,7 +161,8 @@ def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(caps
     out = capsys.readouterr().out
     assert "Identical at position(s) 2, 3" in out
     # The vector of each character, once, so the averages can be checked by hand: (6 + 6 + 8) / 3 = 6.67.
-    assert out.splitlines()[0] == "vectors: 'd' [6.00, 8.00],  'o' [6.00, 4.00],  'g' [8.00, 9.00],  's' [2.00, 2.00]"
+    # d, g and s are notebook 04's [1, 0], [2, 1], [1, 1]; o keeps [6, 4] from notebook 01's worked example.
+    assert out.splitlines()[0] == "vectors: 'd' [1.00, 0.00],  'o' [6.00, 4.00],  'g' [2.00, 1.00],  's' [1.00, 1.00]"
     for channel, ax in enumerate(shown_figures[-1].axes):  # one panel per number of the 2-number vectors
         expected = torch.cat([shown["averages"][:, channel], shown["other_averages"][:, channel]]).tolist()
         assert [bar.get_height() for bar in ax.patches] == pytest.approx(expected)

@@ -1,4 +1,4 @@
-"""The slide metadata RISE, jupyterlab-slideshow and nbconvert's reveal.js decks read, made by rules.
+"""The slide metadata jupyterlab-slideshow and nbconvert's reveal.js decks read, made by rules.
 
 `make stamp` writes it into every notebook (tools.notebooks.stamp calls apply_slide_types);
 `python -m tools.notebooks slides [notebooks...]` prints each cell's slide type and changes nothing.
@@ -11,7 +11,9 @@ The slide types come from rules, never from hand edits, so they stay right when 
 - a markdown cell that starts with a `## ` heading starts a new slide: one idea per slide;
 - a markdown cell that starts with a `### ` heading starts a subslide (a step down, same idea);
 - a code cell that shows a picture (its stored outputs hold an image) starts a subslide, so the picture
-  is drawn near the top of the screen with its code above it, never below the fold;
+  is drawn near the top of the screen with its code above it, never below the fold; the cell after it starts
+  a subslide too, so nothing below the picture pushes it off a live slide (jupyterlab-slideshow centres a
+  slide's cells on the screen);
 - a plain markdown cell right after a code cell starts a subslide, so long ideas come in screenfuls;
 - under a heading that says "Your turn", the cells after the heading are fragments, shown one by one;
 - every other cell continues the slide it is on ("-").
@@ -26,8 +28,18 @@ import copy
 import re
 import struct
 
-# Notebook-level settings for RISE: scroll long slides and always start from the title slide.
-RISE_SETTINGS = {"scroll": True, "start_slideshow_at": "beginning", "transition": "none"}
+# The live slides' type sizes at 1280×720, as in the offline decks (tools/templates/course_reveal): prose 20 px,
+# code and printed output 17 px, widget labels 16 px (JupyterLab's own are 13 to 14 px). jupyterlab-slideshow
+# styles a deck through jupyterlab-fonts, which reads these rules from the notebook's metadata and applies them
+# to that notebook only, and only while it is presented (the notebook view keeps JupyterLab's sizes).
+DECK_STYLE_KEY = "@deathbeds/jupyterlab-fonts"
+DECK_STYLES = {"styles": {"": {"body[data-jp-deck-mode='presenting'] &": {
+    "--jp-content-font-size1": "20px",
+    "--jp-code-font-size": "17px",
+    "--jp-ui-font-size1": "17px",
+    "--jp-ui-font-size0": "16px",
+    "--jp-widgets-font-size": "16px",
+}}}}
 YOUR_TURN = re.compile(r"your turn", re.IGNORECASE)
 PICTURE_TYPES = {"image/png", "image/jpeg", "image/svg+xml"}
 # A deck's slide (tools/templates/course_reveal): 720 px tall, code and printed text at 17 px on 23 px lines.
@@ -83,7 +95,7 @@ def slide_type_for(cells) -> list[str]:
             kind = "subslide"
         elif after_setup:
             kind = "slide"
-        elif picture_outputs(cell):
+        elif picture_outputs(cell) or picture_outputs(previous):
             kind = "subslide"
         elif in_exercise:
             kind = "fragment"
@@ -103,7 +115,7 @@ def slide_type_for(cells) -> list[str]:
 
 
 def apply_slide_types(nb) -> bool:
-    """Write the rule-made slide types and RISE settings into `nb` in memory; return whether anything changed.
+    """Write the rule-made slide types and the deck's type sizes into `nb` in memory; return whether anything changed.
 
     "-" is the default, so it is stored as no `slideshow` entry at all (smaller diffs).
     """
@@ -116,8 +128,9 @@ def apply_slide_types(nb) -> bool:
                 del cell.metadata["slideshow"]
             else:
                 cell.metadata["slideshow"] = wanted
-    if nb.metadata.get("rise") != RISE_SETTINGS:
-        nb.metadata["rise"] = dict(RISE_SETTINGS)
+    if nb.metadata.get(DECK_STYLE_KEY) != DECK_STYLES or "rise" in nb.metadata:
+        nb.metadata[DECK_STYLE_KEY] = copy.deepcopy(DECK_STYLES)
+        nb.metadata.pop("rise", None)  # RISE's settings: the course presents with jupyterlab-slideshow
         changed = True
     return changed
 

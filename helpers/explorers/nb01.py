@@ -12,11 +12,11 @@ MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have roo
 
 # One small vector per character, so a word turns into a (T, 2) sequence we can average by hand.
 # Whole numbers make every sum exact, so two orders of the same characters give bit-identical means.
-# h, o and u keep the values of the worked example: [2, 7], [6, 4], [6, 5].
+# h, o and u keep the values of the worked example: [2, 7], [6, 4], [6, 5]; d, g and s those notebook 04 gives
+# them: [1, 0], [2, 1], [1, 1].
 CHAR_VECTORS = torch.randint(0, 10, (len(CHARS), 2), generator=torch.Generator().manual_seed(1337)).float()
-CHAR_VECTORS[STOI["h"]] = torch.tensor([2.0, 7.0])
-CHAR_VECTORS[STOI["o"]] = torch.tensor([6.0, 4.0])
-CHAR_VECTORS[STOI["u"]] = torch.tensor([6.0, 5.0])
+for char, vector in {"h": [2, 7], "o": [6, 4], "u": [6, 5], "d": [1, 0], "g": [2, 1], "s": [1, 1]}.items():
+    CHAR_VECTORS[STOI[char]] = torch.tensor(vector, dtype=torch.float32)
 
 
 def word_vectors(word: str) -> torch.Tensor:
@@ -110,7 +110,7 @@ def _draw(words, averages, same) -> None:
     if same is not None:
         names.append("=  identical at this position")
         handles.append(Line2D([], [], linestyle="none"))
-    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=10, frameon=False)
+    fig.legend(handles, names, loc="lower center", ncol=len(names), frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     compared = " and ".join(repr(w) for w in words)
     show(fig, f"Bar charts of the running averages of {compared}, position by position, one panel per number"

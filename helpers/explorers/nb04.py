@@ -65,9 +65,9 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
             ax.bar(offsets.numpy(), row.numpy(), width=0.36, label=repr(word))
         ax.axhline(0, color="#8c8c8c", linewidth=0.8)
         ax.set_xticks(range(N_EMBD), [f"dim {i}" for i in range(N_EMBD)])
-        ax.set_title(f"last position's output · {title}\n" + ("identical" if same else "different"), fontsize=10)
-    axes[0].set_ylabel("value")
-    axes[1].legend(loc="best", fontsize=9)
+        ax.set_title(f"{title}\nlast position: {'identical' if same else 'different'}")
+    axes[0].set_ylabel("last position's output")
+    axes[1].legend(loc="best")
     fig.tight_layout()
     show(fig, f"Bar charts of the last position's output for {first!r} and {second!r}: {', '.join(verdicts)}.")
     return shown

@@ -43,9 +43,9 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     right.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
     right.set_ylim(min(0.0, float(out.min()) - 1), max(13.0, float(out.max()) + 3))
     right.axhline(0, color="grey", linewidth=0.8)
-    right.set_title(title, fontsize=10)
+    right.set_title(title)
     right.set_xlabel("position: character")
-    right.legend(fontsize=8, loc="upper left", ncol=2)
+    right.legend(loc="upper left", ncol=2)
     fig.tight_layout()
     show(fig, f"Heatmap of wei for {word!r} beside bar charts of out, two bars per position: {title}.")
 

@@ -50,7 +50,8 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
         return None
     wei = demo_weights(idx, causal)
     kind = "decoder: causal mask on" if causal else "encoder: no mask"
-    fig, (left, right) = new_figure((10, 4.2), 1, 2, width_ratios=[1, 1.5])
+    # cells of 0.43 in or more, so the numbers written in them are 12 pt (16 px on a 1280×720 slide)
+    fig, (left, right) = new_figure((10, 5.0), 1, 2, width_ratios=[1.3, 1])
     show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
     draw_graph(wei, word, ax=right, title="the same weights as a graph", per_row=ARROWS_PER_POSITION)
     fig.tight_layout()
