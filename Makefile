@@ -73,7 +73,8 @@ PYTEST := $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15
 test: setup
 	$(PYTEST) -m "not slow" --nbval-lax
 
-test-slow: setup
+# The slow browser tests build decks and pages, which need the browser libraries from npm.
+test-slow: setup $(NODE_ASSETS)
 	$(PYTEST) -m slow
 
 # Everything CI runs (.ci/run), in order.
