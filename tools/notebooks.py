@@ -33,7 +33,8 @@ COLAB_METADATA = {"accelerator": "GPU", "colab": {"provenance": [], "gpuType": "
 REPO_URL_ENV = "COURSE_REPO_URL"
 # Seconds each notebook may take under nbval on a 2-core machine (the targets `bench` reports).
 TIME_BUDGET_S = {
-    "00": 20, "01": 15, "02": 15, "03": 15, "04": 15, "05": 15, "06": 15, "07": 15, "08": 15, "09": 30, "10": 60, "11": 60,
+    "00": 20, "01": 15, "02": 15, "03": 15, "04": 15, "05": 15, "06": 15, "07": 15, "08": 15, "09": 30,
+    "10": 60, "11": 60,
 }
 
 
