@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+# Colab's ipywidgets 7.7.1 and IPython 7.34, installed once into .aside/ for the tests that put them first on the path.
+ASIDE := .aside/.installed
 # Extra options for `make lab`, e.g. make lab LAB_ARGS="--port 8899 --no-browser"
 LAB_ARGS ?=
 # Jupyter refuses to run as root (containers, some cloud machines) unless told it is deliberate.
@@ -25,17 +27,21 @@ COLAB_INSTALLED := $(COLAB_VENV)/.installed
 # Extra options for `make colab-check`: notebook names, e.g. make colab-check COLAB_ARGS=00_bigram_baseline.ipynb
 COLAB_ARGS ?=
 
-.PHONY: setup lab test headless-check execute stamp data lint bench gpu-check gpu-train gpu-wheels slides html check-slides colab-check clean help
+.PHONY: setup lab test test-slow check headless-check execute stamp data lint bench gpu-check gpu-train gpu-wheels slides html \
+  check-slides colab-check clean help
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
-	@echo "make test     set up (first time only) and run every test, notebooks included"
+	@echo "make test     set up (first time only) and run the quick tests, every notebook re-executed included"
+	@echo "make test-slow     the tests that start kernels, servers, browsers or fresh Pythons (minutes)"
+	@echo "make check    everything CI runs: make test, then test-slow, headless-check, check-slides, colab-check"
 	@echo "make headless-check  run each explorer notebook 5 times with plain jupyter nbconvert; fail on a hang"
 	@echo "make execute  re-run every notebook top to bottom and keep the fresh outputs"
-	@echo "make stamp    write the Colab badge and the setup cell into every notebook"
+	@echo "make stamp    write the badge, the setup cell (tools/setup_cell.py) and slide types into every notebook,"
+	@echo "              and the README's notebook table from each notebook's metadata (no re-run needed)"
 	@echo "make data     fetch and verify the corpus into data/"
 	@echo "make lint     check the code style of helpers/, tests/, tools/ and the notebooks"
-	@echo "make bench    time each notebook under nbval and print a table"
+	@echo "make bench    time each notebook under nbval, print a table and write it into the README"
 	@echo "make gpu-check  run every notebook on a CUDA GPU and print a table (lists them when no GPU)"
 	@echo "make gpu-train  train notebook 11's model at its large size on a CUDA GPU; print validation loss and time"
 	@echo "make gpu-wheels download into .whl/ the wheels gpu-check needs on a GPU machine without internet"
@@ -45,7 +51,7 @@ help:
 	@echo "make colab-check   run every notebook on Colab's versions of torch, numpy, matplotlib, ipywidgets, IPython"
 	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
-setup: $(INSTALLED)
+setup: $(INSTALLED) $(ASIDE)
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -53,11 +59,26 @@ $(INSTALLED): requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(INSTALLED)
 
+$(ASIDE): tests/install_aside.py | $(INSTALLED)
+	$(BIN)/python -m tests.install_aside
+	touch $(ASIDE)
+
 lab: setup
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
+# Two tiers, and CI runs both (`make check`). `make test` is the developer's loop, under a minute on a quiet 2-core
+# machine: every quick test, and every notebook re-executed by nbval, on two workers. `make test-slow` runs the tests
+# marked slow (kernels, servers, browsers, fresh Pythons; see pytest.ini). --durations names the slowest tests.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15
+
 test: setup
-	$(BIN)/python -m pytest
+	$(PYTEST) -m "not slow" --nbval-lax
+
+test-slow: setup
+	$(PYTEST) -m slow
+
+# Everything CI runs (.ci/run), in order.
+check: test test-slow headless-check check-slides colab-check
 
 # Plain `jupyter nbconvert --execute` of every explorer notebook, several runs each, each under a timeout (slow:
 # minutes, so not part of `make test`; CI runs it after). E.g. make headless-check HEADLESS_ARGS="--runs 50"
@@ -118,8 +139,7 @@ html: slides
 # Every notebook executed afresh, its deck built, every slide measured at 1280×720 (tests/test_browser_slides.py).
 # Not part of `make test` (it takes minutes); CI runs it after `make test`. Offenders: build/slide-text-report.txt.
 check-slides: setup $(NODE_ASSETS)
-	COURSE_SLIDE_CHECK=1 $(BIN)/python -m pytest -p no:xdist -p no:cacheprovider -o addopts="" -rxX \
-	  tests/test_browser_slides.py
+	COURSE_SLIDE_CHECK=1 $(BIN)/python -m pytest -rxX tests/test_browser_slides.py
 	@cat build/slide-text-report.txt build/slide-live-report.txt
 
 $(COLAB_INSTALLED): tools/colab-requirements.txt
@@ -133,6 +153,6 @@ colab-check: $(COLAB_INSTALLED)
 	OMP_NUM_THREADS=1 $(COLAB_VENV)/bin/python -m tools.colab_check $(COLAB_ARGS)
 
 clean:
-	rm -rf $(VENV) $(COLAB_VENV) build .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(COLAB_VENV) .aside build .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -303,10 +303,10 @@ def train_val_split(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[to
     return data[:n], data[n:]
 
 
-def check_positive_int(name: str, value, meaning: str) -> None:
-    """Raise a ValueError naming `name` unless `value` is a whole number of at least 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1 ({meaning}), not {value!r}.")
+def check_positive_int(name: str, value, meaning: str, at_least: int = 1) -> None:
+    """Raise a ValueError naming `name` unless `value` is a whole number of at least `at_least` (1 by default)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < at_least:
+        raise ValueError(f"{name} must be a whole number of at least {at_least} ({meaning}), not {value!r}.")
 
 
 def get_batch(data: torch.Tensor, block_size: int, batch_size: int, device="cpu", generator=None):

@@ -9,7 +9,27 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .attention import Head
-from .data import VOCAB_SIZE
+from .data import VOCAB_SIZE, check_positive_int
+
+
+def check_tokens(model: nn.Module, args: tuple) -> None:
+    """Before each forward pass: refuse, in plain words, a batch that is empty or holds ids outside the vocabulary."""
+    idx = args[0] if args else None
+    if not isinstance(idx, torch.Tensor) or idx.is_floating_point() or idx.is_complex():
+        return  # not character ids: the model's own layers say what they expected
+    if idx.numel() == 0:
+        raise ValueError(
+            f"The batch is empty (shape {tuple(idx.shape)}): pass at least one chunk of at least one character, "
+            f"e.g. a (1, 1) tensor of character ids."
+        )
+    vocab = getattr(getattr(model, "token_embedding_table", None), "num_embeddings", None)
+    low, high = int(idx.min()), int(idx.max())
+    if vocab is not None and (low < 0 or high >= vocab):
+        bad = low if low < 0 else high
+        raise ValueError(
+            f"Character id {bad} is outside this model's vocabulary of {vocab} characters (ids 0…{vocab - 1}): "
+            f"make ids with helpers.data.encode, which only gives ids in that range."
+        )
 
 
 class CharLanguageModel(nn.Module):
@@ -23,6 +43,7 @@ class CharLanguageModel(nn.Module):
     def __init__(self, block_size: int):
         super().__init__()
         self.block_size = block_size
+        self.register_forward_pre_hook(check_tokens)  # an empty batch or an unknown id: one plain sentence
 
     @staticmethod
     def loss_for(logits: torch.Tensor, targets=None):
@@ -49,6 +70,7 @@ class CharLanguageModel(nn.Module):
         """
         if idx.dim() != 2 or idx.shape[1] == 0:
             raise ValueError(f"generate() needs a (B, T) context with T >= 1, not shape {tuple(idx.shape)}.")
+        check_positive_int("max_new_tokens", max_new_tokens, "how many characters to add, e.g. 100", at_least=0)
         for _ in range(max_new_tokens):
             context = idx[:, -self.block_size :]  # at most the last block_size characters
             logits, _ = self(context)

@@ -5,6 +5,7 @@ Importing this module applies COURSE_STYLE (matplotlib's text sizes) and, inside
 """
 
 import math
+from typing import NamedTuple
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -187,7 +188,7 @@ def set_position_ticks(ax, rows: list[str], cols: list[str]) -> None:
         plt.setp(ax.get_xticklabels(), rotation=90)
 
 
-def show_wei(wei, labels=None, stage="softmax", ax=None, causal=None, key_labels=None, title=None, mask=None, *,
+def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_labels=None, title=None, mask=None,
              bound=None, axis_names="plain", colour_bar=True):
     """Draw `wei` as a heatmap: the looking positions down the side, the looked-at positions along the top.
 
@@ -339,11 +340,21 @@ def bar_groups(scales: list) -> list[bool]:
     return [i == len(scales) - 1 or scales[i + 1] != scale for i, scale in enumerate(scales)]
 
 
-def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="plain", ncols=None, fig=None):
+class Panel(NamedTuple):
+    """One panel of show_wei_stages: a matrix, its stage (one of STAGES), and optionally a title, and labels of its
+    own (two different words side by side); without them the panel is titled by its stage and takes the figure's
+    labels. A plain tuple in this order, (wei, "raw") or (wei, "softmax", "a title"), works as well."""
+
+    wei: object
+    stage: str
+    title: str | None = None
+    labels: object = None
+
+
+def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="plain", ncols=None, fig=None):
     """Draw several `wei` matrices side by side, three to a row (or `ncols`), a row at most MAX_STAGES_WIDTH wide.
 
-    `panels` is a list of (wei, stage), (wei, stage, title) or (wei, stage, title, labels) tuples, the
-    last for a panel with characters of its own (two different words side by side); returns the figure.
+    `panels` is a list of Panel (or of tuples in its order); returns the figure.
     Score panels share one colour scale (± the largest finite score of any of them); weight
     panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
     with the same row labels as its left neighbour leaves them to it. `size` is each panel's side in
@@ -357,8 +368,9 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
             "show_wei_stages draws a list of panels, each a (wei, stage) pair, e.g. [(scores, 'raw'), (wei, "
             "'softmax')]; to draw one matrix alone, use show_wei(wei)."
         )
-    matrices = [to_matrix(wei) for wei, *_ in panels]
-    is_weights = [stage_info(stage)[1] for _, stage, *_ in panels]
+    panels = [Panel(*panel) for panel in panels]
+    matrices = [to_matrix(panel.wei) for panel in panels]
+    is_weights = [stage_info(panel.stage)[1] for panel in panels]
     bound = symmetric_bound([m for m, weights in zip(matrices, is_weights, strict=True) if not weights])
     n = len(panels)
     ncols = ncols or min(n, 3)
@@ -373,13 +385,12 @@ def show_wei_stages(panels, labels=None, causal=None, size=None, axis_names="pla
         fig.set_size_inches(figsize)
         fig.set_layout_engine("constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).flat
-    row_labels = [rest[1] if len(rest) > 1 and rest[1] is not None else labels for _, _, *rest in panels]
+    row_labels = [labels if panel.labels is None else panel.labels for panel in panels]
     scales = [(weights, bound) if not weights else weights for weights in is_weights]
     ends_group = bar_groups(scales)
-    for k, (ax, m, (_, stage, *rest)) in enumerate(zip(axes, matrices, panels, strict=False)):
-        title = rest[0] if rest else None
+    for k, (ax, m, panel) in enumerate(zip(axes, matrices, panels, strict=False)):
         row_end = k % ncols == ncols - 1 or k == n - 1
-        show_wei(m, row_labels[k], stage=stage, ax=ax, causal=causal, title=title, bound=bound,
+        show_wei(m, row_labels[k], stage=panel.stage, ax=ax, causal=causal, title=panel.title, bound=bound,
                  axis_names=axis_names, colour_bar=ends_group[k] or row_end)
         same_rows = k % ncols and row_labels[k] == row_labels[k - 1] and m.shape[0] == matrices[k - 1].shape[0]
         if same_rows:  # the left neighbour already names these rows

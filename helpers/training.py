@@ -6,6 +6,7 @@ chunks of its own `block_size`.
 
 import contextlib
 import math
+import numbers
 
 import torch
 import torch.nn.functional as F
@@ -67,6 +68,14 @@ def check_finite(loss: torch.Tensor, step: int, lr: float) -> None:
         )
 
 
+def check_learning_rate(lr) -> None:
+    """Raise a ValueError unless `lr` is a positive, finite number (a float or an int, not text)."""
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real) or not math.isfinite(lr) or lr <= 0:
+        raise ValueError(
+            f"lr must be a positive, finite number (how big each update step is), not {lr!r}: e.g. lr=1e-3."
+        )
+
+
 def train(
     model,
     train_data,
@@ -90,6 +99,7 @@ def train(
     {'step', 'train', 'val'} dict per evaluation.
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
+    check_learning_rate(lr)
     check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
     device = model_device(model)

@@ -1,7 +1,10 @@
 """Shared test set-up: make sure the corpus is here before anything runs; draw off-screen and close figures."""
 
 import os
+import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import matplotlib  # noqa: E402
 
@@ -54,6 +57,21 @@ def corpus_problem(path, url: str) -> str | None:
     except CorpusError as err:
         return f"Cannot run the tests: {err}"
     return None
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def copy_of_the_course(folder: Path) -> Path:
+    """The course as a fresh clone would hold it, copied into `folder`: the files git tracks, and new files it
+    does not ignore (so not .venv/, data/, node_modules/ or build/). Returns `folder`."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():  # a file deleted but not yet committed is still listed
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, folder / name)
+    return folder
 
 
 @pytest.fixture(autouse=True)

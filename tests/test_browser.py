@@ -32,8 +32,9 @@ from PIL import Image
 
 from tools.headless import explorer_notebooks
 from tools.notebooks import ROOT, notebook_paths
-from tools.slides import stamp_slides
+from tools.slides import apply_slide_types
 
+pytestmark = pytest.mark.slow  # a JupyterLab server and Chromium: minutes
 CHROMIUM = Path("/usr/bin/chromium")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 if not CHROMIUM.exists() and not IN_CI:
@@ -385,8 +386,8 @@ def scratch_course(folder: Path) -> Path:
                 cell.outputs, cell.execution_count = [], None
         if path.name in with_explorers:
             nb.cells.append(nbformat.v4.new_code_cell(DRAWING_CELL))
+        apply_slide_types(nb)
         nbformat.write(nb, folder / "notebooks" / path.name)
-        stamp_slides(folder / "notebooks" / path.name)
     (folder / "data").mkdir()
     corpus = ROOT / "data" / "tinyshakespeare.txt"
     if corpus.exists():

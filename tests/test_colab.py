@@ -1,5 +1,5 @@
 """The Colab path, for real: the setup cell clones the course once, explains failures in one sentence,
-and one notebook opened alone (as Colab opens it) runs top to bottom."""
+and one notebook opened alone (as Colab opens it) finds helpers/ and the corpus in the clone."""
 
 import os
 import re
@@ -13,12 +13,12 @@ import pytest
 
 from helpers.course import REPO_URL
 from helpers.data import CORPUS_PATH
+from tests.conftest import copy_of_the_course
 from tools.notebooks import REPO, REPO_URL_ENV, ROOT, is_setup_cell, notebook_client, notebook_paths, setup_source
 
 CLONE = REPO.split("/")[-1]
-# The quickest notebook that also reads the corpus (so the clone must carry it).
+# A notebook opened alone, as Colab opens it.
 ALONE = ROOT / "notebooks" / "01_bag_of_words.ipynb"
-NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "data", "__pycache__", ".pytest_cache", ".ruff_cache", "*.part")
 # A shell escape or magic that runs a package manager, or any "<manager> install".
 INSTALLS = re.compile(
     r"^\s*[!%]\s*(pip|conda|mamba|uv|apt|apt-get)\b|\b(pip|conda|mamba|apt-get|apt)\s+install\b", re.MULTILINE
@@ -33,8 +33,8 @@ def git(*args, cwd):
 def make_remote(folder, whole_course=False):
     """A git repository standing in for the course on GitHub: the working tree, or just an empty helpers/."""
     if whole_course:
-        shutil.copytree(ROOT, folder, ignore=NOT_COPIED)
-        (folder / "data").mkdir()
+        copy_of_the_course(folder)
+        (folder / "data").mkdir(exist_ok=True)
         shutil.copy(CORPUS_PATH, folder / "data" / CORPUS_PATH.name)
     else:
         (folder / "helpers").mkdir(parents=True)
@@ -108,6 +108,14 @@ def test_a_failed_clone_is_one_sentence_and_leaves_nothing_behind(colab, monkeyp
     assert list(content.iterdir()) == []  # no half-cloned folder
 
 
+def test_without_git_the_setup_cell_says_so_in_one_sentence(colab, monkeypatch, tmp_path):
+    content, _ = colab
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    with pytest.raises(RuntimeError, match=r"^git is not installed here, so the course cannot be cloned\.$") as failure:
+        run_setup_cell()
+    assert failure.value.__cause__ is None and list(content.iterdir()) == []
+
+
 def test_a_repository_without_helpers_is_refused(colab, monkeypatch, tmp_path):
     content, _ = colab
     empty = tmp_path / "empty"
@@ -152,7 +160,11 @@ def test_install_pattern_catches_the_usual_spellings():
     assert not INSTALLS.search("print('pipeline installed')\nx = pip_count")
 
 
-def test_one_notebook_alone_runs_top_to_bottom_as_on_colab(tmp_path, monkeypatch):
+@pytest.mark.slow  # a kernel
+def test_in_a_colab_kernel_the_setup_cell_clones_once_and_the_notebook_finds_helpers_and_the_corpus(tmp_path,
+                                                                                                   monkeypatch):
+    """One notebook opened alone, as Colab opens it: its setup cell, then its import cell and the corpus, from the
+    clone; then the setup cell again, which clones nothing. (Every cell of every notebook runs under nbval.)"""
     remote = make_remote(tmp_path / "remote", whole_course=True)
     fake = tmp_path / "fake-colab"
     (fake / "google" / "colab").mkdir(parents=True)
@@ -163,21 +175,21 @@ def test_one_notebook_alone_runs_top_to_bottom_as_on_colab(tmp_path, monkeypatch
     monkeypatch.setenv("PYTHONPATH", str(fake))  # the kernel sees google.colab, and no course
     monkeypatch.setenv(REPO_URL_ENV, remote.as_uri())
 
-    nb = nbformat.read(content / ALONE.name, as_version=4)
-    index, setup = next((i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code")
+    code = [c for c in nbformat.read(content / ALONE.name, as_version=4).cells if c.cell_type == "code"]
+    setup, imports = code[0], code[1]
     assert is_setup_cell(setup)
+    corpus = nbformat.v4.new_code_cell("from helpers.data import load_text\nprint(len(load_text()))")
+    nb = nbformat.v4.new_notebook(cells=[setup, imports, corpus])
     client = notebook_client(nb, content, timeout=300)
     with client.setup_kernel():
         for i, cell in enumerate(nb.cells):
             client.execute_cell(cell, i)  # raises CellExecutionError on the first failing cell
         first = "".join(o.get("text", "") for o in setup.outputs)
         shutil.rmtree(remote)  # a second clone would now fail
-        client.execute_cell(setup, index)
+        client.execute_cell(setup, 0)
         again = "".join(o.get("text", "") for o in setup.outputs)
 
     assert first.startswith(f"Course cloned into {CLONE}; device: "), first
     assert again.startswith("Course found at ..; device: "), again
+    assert "".join(o.get("text", "") for o in corpus.outputs).strip() == "1115394"
     assert sorted(p.name for p in content.iterdir()) == sorted([ALONE.name, CLONE])
-    assert (content / CLONE / "data" / CORPUS_PATH.name).is_file()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert errors == []

@@ -281,6 +281,7 @@ def ensure_corpus_in_a_fresh_python(target: Path) -> str:
     return run.stdout.strip()
 
 
+@pytest.mark.slow  # a fresh Python (torch imported afresh): `make test-slow`
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path):
     target = tmp_path / "tinyshakespeare.txt"
@@ -293,6 +294,7 @@ def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path):
     assert target.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["tinyshakespeare.txt"]
 
 
+@pytest.mark.slow  # a fresh Python (torch imported afresh): `make test-slow`
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_a_named_pipe_is_refused_without_waiting_on_it(tmp_path):
     target = tmp_path / "tinyshakespeare.txt"

@@ -4,29 +4,29 @@ For each declared exercise: its solution in solutions/<notebook>.py passes, an u
 "your turn", each named mistake gets its own name and hint, a hard-coded or memoised answer fails,
 odd things a learner may hand over get one plain sentence (never a traceback), a weight that must be
 exactly 0 but is not is named, and changing the input in place is reported. Adding an exercise
-(a declaration and a solution) adds its tests here without editing this file.
+(an Exercise in its notebook module's EXERCISES, and a solution) adds its tests here without editing this file.
 """
 
 import importlib
 import inspect
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 import torch
 
-import helpers.exercises  # noqa: F401  (importing the package declares every exercise)
 from helpers.exercises.core import (
-    EXERCISES,
     HARD_CODED,
     LOW_PRECISION,
     ONE_SEQUENCE,
     SHOWN_LINES,
     Exercise,
     Mistake,
+    all_exercises,
     check,
-    declare,
+    explain_difference,
     fmt,
     fmt_apart,
     fresh,
@@ -36,9 +36,10 @@ from helpers.exercises.core import (
 from helpers.exercises.explain import explain_weights
 
 ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = all_exercises()
 ALL = sorted(EXERCISES.values(), key=lambda e: (e.notebook, e.name))
 MISTAKES = [(e, m) for e in ALL for m in e.mistakes]
-EXACT = [e for e in ALL if e.exact_zero is not None]
+EXACT = [e for e in ALL if e.exact_zeros is not None]
 TENSOR_INPUT = [e for e in ALL if isinstance(e.cases[0][0], torch.Tensor)]
 
 
@@ -48,7 +49,11 @@ def ids(items):
 
 def solution(exercise: Exercise):
     """The reference solution the learner's stub is named after, from solutions/<notebook>.py."""
-    return getattr(importlib.import_module(f"solutions.{exercise.notebook}"), exercise.name)
+    where = f"solutions/{exercise.notebook}.py"
+    if not (ROOT / where).is_file():
+        pytest.fail(f"{where} is missing: write the reference solution of {exercise.name} there, a function of that "
+                    "name.", pytrace=False)
+    return getattr(importlib.import_module(f"solutions.{exercise.notebook}"), exercise.name, None)
 
 
 def answer(exercise: Exercise, number: int) -> torch.Tensor:
@@ -63,8 +68,13 @@ def one_plain_sentence(message: str) -> bool:
 # What every exercise's declaration must hold
 
 
-def test_exercises_are_discovered():
-    assert {"running_average", "causal_average_weights", "masked_softmax_weights", "standardise_rows"} <= set(EXERCISES)
+def test_each_notebook_modules_exercises_are_found_and_told_their_notebook():
+    mine = Exercise("mine", lambda x: x, ((torch.ones(2),), (torch.ones(3),)))
+    found = all_exercises({"nb42": SimpleNamespace(EXERCISES=(mine,)), "nb43": SimpleNamespace()})
+    assert list(found) == ["mine"] and found["mine"].notebook == "nb42" and mine.notebook == ""
+    for exercise in ALL:  # each one is declared by the module its notebook key names
+        module = importlib.import_module(f"helpers.explorers.{exercise.notebook}")
+        assert exercise.name in [e.name for e in module.EXERCISES]
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
@@ -106,7 +116,8 @@ def test_no_two_differently_named_mistakes_look_alike(exercise):
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_every_exercise_has_a_solution(exercise):
-    assert callable(solution(exercise)), f"add {exercise.name} to solutions/{exercise.notebook}.py"
+    where = f"solutions/{exercise.notebook}.py"
+    assert callable(solution(exercise)), f"add {exercise.name}, its reference solution, to {where}"
 
 
 def test_every_solution_has_a_declaration():
@@ -142,7 +153,9 @@ def test_every_notebook_check_names_a_declared_exercise_and_its_stub():
     assert any(nb["calls"] for nb in notebooks.values()), "no notebook calls check(...)"
     for key, nb in notebooks.items():
         for name, fn in nb["calls"]:
-            assert name in EXERCISES, f"{nb['path']} checks {name!r}, which no helpers/exercises/nbNN.py declares"
+            assert name in EXERCISES, (
+                f"{nb['path']} checks {name!r}, which no helpers/explorers/nbNN.py declares in its EXERCISES"
+            )
             assert EXERCISES[name].notebook == key, f"{name} is declared in {EXERCISES[name].notebook}, not {key}"
             assert fn == name, f"{nb['path']}: pass the stub named like the exercise, check({name!r}, {name})"
             assert "NotImplementedError" in nb["stubs"].get(name, ""), f"{nb['path']} has no stub `def {name}(...)`"
@@ -309,10 +322,10 @@ def test_an_answer_on_the_gpu_passes(exercise):
 def test_a_weight_close_to_but_not_exactly_zero_is_named(exercise):
     def nearly(*args):
         out = exercise.reference(*args).clone()
-        return out + 5e-5 * exercise.exact_zero(*args)
+        return out + 5e-5 * exercise.exact_zeros.where(*args)
 
     feedback = check(exercise.name, nearly)
-    assert feedback.passed is False and feedback.mistake == exercise.exact_zero_name, feedback.message
+    assert feedback.passed is False and feedback.mistake == exercise.exact_zeros.name, feedback.message
     assert "0.00" not in feedback.message
 
 
@@ -440,14 +453,16 @@ def test_an_unknown_exercise_name_is_one_sentence():
 
 def test_two_notebooks_cannot_declare_the_same_name():
     known = EXERCISES["running_average"]
-    with pytest.raises(ValueError, match="Two exercises"):
-        declare(Exercise("running_average", known.reference, known.cases), notebook="nb99")
-    assert EXERCISES["running_average"] is known
+    twice = {"nb01": SimpleNamespace(EXERCISES=(known,)), "nb99": SimpleNamespace(EXERCISES=(known,))}
+    with pytest.raises(ValueError, match=r"Two exercises are called 'running_average' \(nb01 and nb99\)"):
+        all_exercises(twice)
 
 
-def test_declare_records_the_declaring_notebook():
-    assert {e.notebook for e in ALL} >= {"nb01", "nb02", "nb03"}
-    assert all(re.fullmatch(r"nb\d\d", e.notebook) for e in ALL)
+def test_explain_difference_uses_the_tolerance_it_is_given():
+    got, expected = torch.tensor([1.0, 2.0005]), torch.tensor([1.0, 2.0])
+    assert "entry 1 is 2.0005 where the reference has 2" in explain_difference(got, expected, atol=1e-4)
+    said = explain_difference(got, expected, atol=1e-3)  # nothing differs by more: a sentence, not an IndexError
+    assert one_plain_sentence(said) and "entry" not in said
 
 
 def test_a_tensor_made_on_another_device_is_explained():
@@ -530,7 +545,7 @@ def test_a_raise_in_a_later_case_only_is_told_with_its_own_text_and_input(exerci
 def test_a_nan_in_a_later_case_only_is_told_as_nan_with_its_input(exercise):
     def nan_in_last_row(right):
         right = right.clone()
-        right[..., -1, :] = float("nan")
+        right[(..., -1, slice(None)) if right.dim() > 1 else -1] = float("nan")  # the last row, or the last entry
         return right
 
     feedback = check(exercise.name, first_case_only(exercise, nan_in_last_row))
@@ -646,8 +661,8 @@ SAID_EQUAL = [
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_numbers_that_differ_are_never_printed_alike(exercise):
     def a_hair_off(*args):
-        return solution(exercise)(*args) * (1 + 3e-4) + 3e-4 * (1 - exercise.exact_zero(*args).float()
-                                                                 if exercise.exact_zero else 1)
+        return solution(exercise)(*args) * (1 + 3e-4) + 3e-4 * (1 - exercise.exact_zeros.where(*args).float()
+                                                                 if exercise.exact_zeros else 1)
 
     feedback = check(exercise.name, a_hair_off)
     assert feedback.passed is False, feedback.message

@@ -1,13 +1,10 @@
 """What every explorer shares: parsing typed input, range checks, row formatting, reporting, link_range, explore().
 
 The explore() and link_range() tests use real ipywidgets controls without a browser; they must pass
-under ipywidgets 8 and under 7.7.1 (Colab's), e.g. `PYTHONPATH=/tmp/ipyw7 pytest tests/test_explorers_core.py`.
+under ipywidgets 8 and under 7.7.1 (Colab's): tests/test_ipywidgets7.py reruns them with it.
 """
 
-import importlib
-import inspect
 import os
-import pkgutil
 
 import IPython
 import IPython.display
@@ -19,10 +16,21 @@ from ipywidgets import IntSlider, Output, Text, VBox
 from matplotlib.figure import Figure
 from traitlets.config import Config
 
-import helpers.explorers
 from helpers.data import STOI
-from helpers.explorers import check_position, explore, fmt_row, link_range, parse_numbers, parse_word, report
-from helpers.explorers.core import SIGNS, live_frontend, new_figure, quote, show
+from helpers.explorers.core import (
+    SIGNS,
+    check_position,
+    explore,
+    fmt_row,
+    link_range,
+    live_frontend,
+    new_figure,
+    parse_numbers,
+    parse_word,
+    quote,
+    report,
+    show,
+)
 from tools.notebooks import ROOT
 
 EXAMPLE = "2, -1, 3"
@@ -339,6 +347,7 @@ def printed(outputs) -> str:
     return "".join(out.get("text", "") for out in outputs)
 
 
+@pytest.mark.slow  # two kernels
 def test_a_real_kernel_is_live_unless_nbclient_keeps_its_history_in_memory(monkeypatch):
     monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
     source = "from helpers.explorers.core import live_frontend\nprint(live_frontend())"
@@ -346,6 +355,7 @@ def test_a_real_kernel_is_live_unless_nbclient_keeps_its_history_in_memory(monke
     assert printed(run_in_kernel(source, ipython_hist_file="")).strip() == "True"  # as JupyterLab starts it
 
 
+@pytest.mark.slow  # a kernel
 def test_in_a_kernel_that_has_drawn_nothing_yet_an_explorer_shows_a_picture(monkeypatch):
     monkeypatch.delenv("COURSE_EXPLORERS", raising=False)
     outputs = run_in_kernel("from helpers.explorers.nb06 import explore_word\nshown = explore_word('hou')")
@@ -366,37 +376,3 @@ def test_show_labels_the_figure_and_displays_the_figure_itself(shown_figures):
     figure, _ = new_figure((4, 3))
     show(figure, "An empty test picture.")
     assert shown_figures == [figure] and figure.get_label() == "An empty test picture."
-
-
-def every_explorer():
-    """(name, callback) for every explore_* callback in helpers/explorers/nbNN.py."""
-    for module in pkgutil.iter_modules(helpers.explorers.__path__):
-        if module.name.startswith("nb"):
-            found = importlib.import_module(f"helpers.explorers.{module.name}")
-            for name, fn in inspect.getmembers(found, inspect.isfunction):
-                if name.startswith("explore_") and fn.__module__ == found.__name__:
-                    yield f"{module.name}.{name}", fn
-
-
-EXPLORERS = dict(every_explorer())
-
-
-def test_every_notebook_explorer_is_found():
-    assert len(EXPLORERS) >= 9 and "nb06.explore_word" in EXPLORERS
-
-
-@pytest.mark.parametrize("name", sorted(EXPLORERS))
-def test_every_explorer_shows_one_labelled_figure_pyplot_never_saw(name, shown_figures):
-    EXPLORERS[name]()  # its default inputs, the ones its notebook starts from
-    assert len(shown_figures) == 1
-    figure = shown_figures[0]
-    assert figure.axes and figure.canvas.manager is None  # made without pyplot: no figure manager
-    assert plt.get_fignums() == []
-    label = figure.get_label()
-    assert label[0].isupper() and label.endswith(".") and len(label) > 30, label
-
-
-@pytest.mark.parametrize("name", sorted(EXPLORERS))
-@pytest.mark.parametrize("typed", ["x" * 10_000, "1, " + "9" * 10_000])
-def test_a_10000_character_input_is_quoted_as_a_window(name, typed, refused):
-    refused(EXPLORERS[name](typed), "")  # refused: one short sentence (the fixture checks its length), no picture

@@ -58,6 +58,7 @@ def test_table_renders_pass_fail_and_skipped_rows():
     assert "| 02_c.ipynb | skipped | - | - |" in table
 
 
+@pytest.mark.slow  # two kernels
 def test_runner_reports_pass_and_fail_and_leaves_notebooks_alone(tmp_path):
     good = tiny_notebook(tmp_path, "good.ipynb", "import os\nassert os.environ['COURSE_DEVICE'] == 'cpu'")
     bad = tiny_notebook(tmp_path, "bad.ipynb", "raise ValueError('row 2 sums to 1.5')")

@@ -8,7 +8,11 @@ import subprocess
 import time
 import urllib.request
 
+import pytest
+
 from tools.notebooks import ROOT
+
+pytestmark = pytest.mark.slow  # a JupyterLab server
 
 TOKEN = "course-test-token"
 

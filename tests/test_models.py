@@ -75,6 +75,32 @@ def test_generate_crops_the_context_to_block_size():
     assert model.seen == [3, 4, 4, 4, 4, 4]
 
 
+@pytest.mark.parametrize("bad", [-5, 2.5, "10"])
+def test_generate_refuses_a_count_of_new_characters_that_is_not_a_whole_number_from_0(bad):
+    with pytest.raises(ValueError, match=f"max_new_tokens must be a whole number of at least 0 .*not {bad!r}"):
+        BigramLanguageModel().generate(torch.zeros((1, 1), dtype=torch.long), max_new_tokens=bad)
+
+
+def test_generate_with_no_new_characters_returns_the_context():
+    context = torch.zeros((1, 3), dtype=torch.long)
+    assert torch.equal(BigramLanguageModel().generate(context, max_new_tokens=0), context)
+
+
+@pytest.mark.parametrize("make", [BigramLanguageModel, SplitBigramModel, PositionalBigramModel, OneHeadModel])
+@pytest.mark.parametrize("bad", [65, -1])
+def test_every_model_names_a_character_id_outside_its_vocabulary(make, bad):
+    idx = torch.tensor([[0, 1, bad]])
+    with pytest.raises(ValueError, match=f"Character id {bad} is outside this model's vocabulary of 65 .*encode"):
+        make()(idx)
+
+
+@pytest.mark.parametrize("make", [BigramLanguageModel, OneHeadModel])
+def test_every_model_refuses_an_empty_batch_instead_of_a_nan_loss(make):
+    empty = torch.zeros((0, 5), dtype=torch.long)
+    with pytest.raises(ValueError, match=r"The batch is empty \(shape \(0, 5\)\)"):
+        make()(empty, empty)
+
+
 def test_generate_rejects_an_empty_context():
     with pytest.raises(ValueError, match="T >= 1"):
         BigramLanguageModel().generate(torch.zeros((1, 0), dtype=torch.long), max_new_tokens=1)

@@ -12,13 +12,16 @@ import nbformat
 import pytest
 
 from helpers.course import REPO_URL, colab_url
+from tools import readme
 from tools.notebooks import (
     COLAB_METADATA,
     NOTEBOOK_DIR,
     badge_source,
     is_setup_cell,
     notebook_paths,
+    read_all,
     setup_source,
+    stamp_readme,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +57,7 @@ def test_setup_cell_is_identical_everywhere_first_and_folded(notebook):
     _, nb = notebook
     setup = code_cells(nb)[0]
     assert is_setup_cell(setup)
-    assert setup.source == setup_source(), "run `make stamp`"
-    assert f'"{REPO_URL}")' in setup.source
+    assert setup.source == setup_source(), "the setup cell differs from tools/setup_cell.py: run `make stamp`"
     assert setup.metadata.get("cellView") == "form", "Colab should fold the setup cell into its title"
     assert setup.metadata.get("jupyter", {}).get("source_hidden") is True, "JupyterLab should collapse it"
 
@@ -111,11 +113,15 @@ def test_no_absolute_paths(notebook):
     assert not ABSOLUTE_PATH.search(text), ABSOLUTE_PATH.search(text)
 
 
+def strip_magics(source: str) -> str:
+    """A code cell's source with its IPython magic and shell lines blanked, so that `ast` can parse it."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def checks_in(source: str) -> list[str]:
     """The checks a code cell makes: its assert statements and its calls to assert_close / assert_* functions."""
-    python = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
     found = []
-    for node in ast.walk(ast.parse(python)):
+    for node in ast.walk(ast.parse(strip_magics(source))):
         if isinstance(node, ast.Assert):
             found.append("assert")
         elif isinstance(node, ast.Call):
@@ -136,18 +142,39 @@ def test_every_notebook_asserts_something(notebook):
     assert any(checks_in(c.source) for c in code_cells(nb)), "no assert statement or assert_close call in any cell"
 
 
-def test_readme_lists_every_notebook_with_its_badge():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for path in NOTEBOOKS:
-        assert f"notebooks/{path.name}" in readme, f"README does not list {path.name}"
-        assert colab_url(path.name) in readme, f"README has no Colab badge for {path.name}"
+def test_every_notebook_has_the_metadata_the_readme_tables_are_made_from(notebook):
+    path, nb = notebook
+    meta = readme.course_metadata(nb, path.name)  # raises a sentence naming what to add
+    assert meta["bench_target_s"] > 0
+
+
+def test_readme_notebook_table_is_what_make_stamp_writes():
+    text = readme.README.read_text(encoding="utf-8")
+    assert stamp_readme(text) == text, (
+        "README.md's notebook table differs from the notebooks' metadata (course.name, course.summary): "
+        "run `make stamp`"
+    )
+
+
+def test_readme_timing_table_has_every_notebook_and_its_target():
+    text = readme.README.read_text(encoding="utf-8")
+    recorded = readme.recorded_seconds(text)
+    untimed = [path.name for path in NOTEBOOKS if path.name[:2] not in recorded]
+    assert not untimed, f"README.md's timing table has no row for {', '.join(untimed)}: run `make bench`"
+    notebooks = read_all(NOTEBOOKS)
+    expected = readme.timing_table(notebooks, {name: recorded[name[:2]] for name, _ in notebooks})
+    assert readme.read_block(text, readme.TIMING_TABLE) == expected, (
+        "README.md's timing table lists other notebooks, names or targets than the notebooks' metadata: "
+        "run `make bench`"
+    )
 
 
 def test_public_address_is_written_in_one_source_file():
     holders = [
         p.relative_to(ROOT).as_posix()
-        for p in ROOT.rglob("*.py")
-        if ".venv" not in p.parts and REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")
+        for p in ROOT.rglob("*.py")  # the course's own files: not .venv/, .aside/ (installed packages) or node_modules/
+        if not any(part.startswith(".") or part == "node_modules" for part in p.relative_to(ROOT).parts)
+        and REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")
     ]
     assert holders == [], f"only helpers/course.py may spell out the address (via REPO): {holders}"
     assert (ROOT / "helpers" / "course.py").read_text(encoding="utf-8").count('REPO = "') == 1
@@ -223,3 +250,21 @@ def test_the_import_cell_check_catches_each_problem():
     assert import_cell_problems("import torch\n\nfrom helpers.data import encode") != []  # no subject from helpers
     long = "\n".join(f"import m{i:02d}" for i in range(11)) + "\n\nfrom helpers import train"
     assert import_cell_problems(long) == [f"13 lines, more than {MAX_IMPORT_LINES}"]
+
+
+def bare_asserts(source: str) -> list[int]:
+    """Line numbers of the `assert` statements in `source` that carry no message saying what they check."""
+    tree = ast.parse(strip_magics(source))
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.msg is None]
+
+
+def test_bare_asserts_finds_asserts_without_a_message_only():
+    assert bare_asserts("assert x == 1\nassert y, 'y is set'\nif x:\n    assert z") == [1, 4]
+    assert bare_asserts("%time assert a, 'a holds'\nprint('assert b')") == []
+
+
+def test_no_notebook_assert_is_bare(notebook):
+    path, nb = notebook
+    found = [f"cell {i} line {line}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+             for line in bare_asserts(cell.source)]
+    assert found == [], f"{path.name}: give each assert a message saying what it checks: {', '.join(found)}"

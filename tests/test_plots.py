@@ -13,6 +13,7 @@ from matplotlib.patches import Arc, FancyArrowPatch
 from helpers.plots import (
     MAX_STAGES_WIDTH,
     MIN_EDGE_WIDTH,
+    Panel,
     alt_text,
     cell_value_text,
     char_label,
@@ -291,6 +292,22 @@ def test_stages_side_by_side_with_titles():
     fig = show_wei_stages([(torch.zeros(2, 2), "raw"), (torch.eye(2), "softmax", "my title")], labels="ab")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles[0].endswith("raw scores") and titles[1] == "my title"
+
+
+def test_panels_are_named_and_plain_tuples_still_work():
+    fig = show_wei_stages([Panel(torch.eye(3), "softmax", labels="you"), (torch.zeros(3, 3), "raw", "zeros")],
+                          labels="hou")
+    axes = panel_axes(fig)
+    assert [ax.get_title() for ax in axes] == ["wei — softmaxed weights (rows sum to 1)", "zeros"]
+    assert [t.get_text() for t in axes[0].get_yticklabels()] == ["0 y", "1 o", "2 u"]  # its own labels
+    assert [t.get_text() for t in axes[1].get_yticklabels()] == ["0 h", "1 o", "2 u"]  # the figure's
+
+
+def test_options_are_passed_by_name():
+    with pytest.raises(TypeError, match="positional"):
+        show_wei(torch.eye(2), "ab", "raw")
+    with pytest.raises(TypeError, match="positional"):
+        show_wei_stages([(torch.eye(2), "raw")], "ab")
 
 
 def test_plot_losses_draws_train_val_and_reference():

@@ -4,6 +4,7 @@ import html
 import re
 
 import nbformat
+import pytest
 
 from tools.notebooks import ROOT, notebook_paths
 from tools.site import (
@@ -101,6 +102,7 @@ def test_images_from_the_network_are_left_out_of_offline_pages(tmp_path):
     assert not re.search(r"<img[^>]*src=\"(https?:)?//", page)
 
 
+@pytest.mark.slow  # a kernel
 def test_a_figure_shown_in_a_kernel_stores_its_alt_text_and_the_page_shows_it(tmp_path):
     from tools.notebooks import notebook_client
 

@@ -1,4 +1,4 @@
-"""tools.slides: slide types come from rules, and stamping is idempotent (run on scratch copies only)."""
+"""tools.slides: slide types come from rules, and `make stamp` writes them idempotently (run on scratch copies only)."""
 
 import base64
 import shutil
@@ -6,15 +6,16 @@ import shutil
 import nbformat
 import pytest
 
-from tools.notebooks import NOTEBOOK_DIR, notebook_paths
+from tools.notebooks import NOTEBOOK_DIR, notebook_paths, stamp
 from tools.slides import (
     DECK_STAGE_PX,
-    RISE_SETTINGS,
+    DECK_STYLE_KEY,
+    DECK_STYLES,
     deck_cells,
     estimated_height,
+    is_setup_cell,
     png_height,
     slide_type_for,
-    stamp_slides,
 )
 
 
@@ -51,10 +52,10 @@ def test_the_colab_badge_is_skipped_so_no_slide_shows_an_image_from_the_network(
     assert slide_type_for([BADGE, TITLE, SETUP])[:2] == ["skip", "slide"]
 
 
-def test_a_cell_that_shows_a_picture_starts_a_subslide_of_its_own():
+def test_a_cell_that_shows_a_picture_starts_a_subslide_of_its_own_and_so_does_the_next():
     cells = [BADGE, TITLE, SETUP, md("## Idea"), md("Long words introducing the picture."), code("x = 1"),
-             picture_cell(), code("assert x == 1"), md("What it shows.")]
-    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "-", "subslide"]
+             picture_cell(), code("assert x == 1"), code("y = 2"), md("What it shows.")]
+    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "subslide", "-", "subslide"]
 
 
 def test_a_picture_cell_too_tall_for_a_deck_slide_is_split_into_code_then_picture():
@@ -109,24 +110,23 @@ def scratch_notebooks(tmp_path):
 
 def test_stamp_writes_the_rules_once_and_then_changes_nothing(scratch_notebooks):
     for path in scratch_notebooks:
-        stamp_slides(path)
+        stamp(path)
         before = path.read_bytes()
-        assert stamp_slides(path) is False, f"{path.name}: a second stamp changed it again"
+        assert stamp(path) is False, f"{path.name}: a second stamp changed it again"
         assert path.read_bytes() == before
         nb = nbformat.read(path, as_version=4)
         stored = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
         assert stored == slide_type_for(nb.cells)
-        assert nb.metadata["rise"] == RISE_SETTINGS
+        assert nb.metadata[DECK_STYLE_KEY] == DECK_STYLES and "rise" not in nb.metadata
         assert stored[:2] == ["skip", "slide"] and stored.count("skip") == 2, path.name  # badge and setup cell
         has_exercise = any(c.cell_type == "markdown" and "## Your turn" in c.source for c in nb.cells)
         assert ("fragment" in stored) == has_exercise, path.name
 
 
-def test_stamp_changes_only_metadata(scratch_notebooks):
+def test_stamp_changes_no_cell_but_the_badge_and_the_setup_cell(scratch_notebooks):
     path = scratch_notebooks[0]
     original = nbformat.read(NOTEBOOK_DIR / path.name, as_version=4)
-    stamp_slides(path)
+    stamp(path)
     stamped = nbformat.read(path, as_version=4)
-    assert [(c.cell_type, c.source, c.get("outputs")) for c in stamped.cells] == [
-        (c.cell_type, c.source, c.get("outputs")) for c in original.cells
-    ]
+    kept = [(c.cell_type, c.source, c.get("outputs")) for c in stamped.cells[1:] if not is_setup_cell(c)]
+    assert kept == [(c.cell_type, c.source, c.get("outputs")) for c in original.cells[1:] if not is_setup_cell(c)]

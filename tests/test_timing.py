@@ -85,6 +85,7 @@ def vectors_only(head, x):
     return head.value(x)
 
 
+@pytest.mark.slow  # a fresh Python (torch imported afresh): `make test-slow`
 @pytest.mark.skipif(not timing.cpu_measurable(), reason="measuring a process's peak memory needs Linux's /proc")
 def test_peak_bytes_on_the_cpu_sees_the_matrices_a_head_builds_in_a_fresh_process():
     ballast = torch.ones(100 * 2**20 // 4)  # 100 MiB in this process: the fresh one must not count it
@@ -102,6 +103,7 @@ def test_peak_bytes_says_none_where_the_cpu_cannot_be_measured(monkeypatch):
     assert timing.peak_bytes({"naive": naive}, [16], batch=1, width=4, device="cpu") is None
 
 
+@pytest.mark.slow  # a fresh Python (torch imported afresh): `make test-slow`
 def test_a_failing_measurement_names_the_function_and_the_reason():
     def broken(head, x):
         raise ValueError("deliberately broken")

@@ -1,11 +1,15 @@
-"""The notebook stamping tool and the CI entry point."""
+"""The notebook stamping tool, the README's tables, the tools' imports and the CI entry point."""
 
+import ast
+import re
 import sys
 
 import nbformat
 import pytest
 
+from helpers.course import colab_url
 from tools import notebooks as tool
+from tools import readme
 from tools.notebooks import ROOT, badge_source, setup_source, stamp
 
 
@@ -82,14 +86,19 @@ def test_unknown_notebook_name_is_refused():
         tool.notebook_paths(["99_nothing.ipynb"])
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_every_tier_the_readme_names_and_make_check_runs_the_same():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "make test" in readme and "\nmake test\n" in ci
+    assert "`make test`" in readme and "\nmake test\n" in ci
     after = ci.split("\nmake test\n", 1)[1]  # what CI runs after the test command: documented make targets only
     commands = [line for line in after.splitlines() if line.strip() and not line.startswith("#")]
-    assert all(line.startswith("make ") and f"`{line}`" in readme for line in commands), commands
-    assert "../shared/data/tinyshakespeare.txt" in ci
+    undocumented = [line for line in commands if not (line.startswith("make ") and f"`{line}`" in readme)]
+    assert commands and not undocumented, f"CI runs commands the README does not name: {undocumented}"
+    check = re.search(r"^check: (.*)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    assert check and check[1].split() == ["test"] + [line.removeprefix("make ") for line in commands], (
+        "`make check` must run what CI runs, in the same order"
+    )
+    assert "`make check`" in readme and "../shared/data/tinyshakespeare.txt" in ci
 
 
 def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
@@ -101,10 +110,83 @@ def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_stamp_readme_points_badges_at_the_current_address(tmp_path):
-    readme = tmp_path / "README.md"
-    old = "https://colab.research.google.com/github/someone/old-name/blob/dev/notebooks/00_x.ipynb"
-    readme.write_text(f"[![Open In Colab](badge.svg)]({old})\n")
-    assert tool.stamp_readme(readme) is True
-    assert readme.read_text() == f"[![Open In Colab](badge.svg)]({tool.colab_url('00_x.ipynb')})\n"
-    assert tool.stamp_readme(readme) is False
+def readme_with_tables(folder):
+    text = ("intro\n<!-- notebook table: x -->\nold\n<!-- end of notebook table -->\n"
+            "<!-- timing table: y -->\n| 00 first | 3.0 | 15 |\n<!-- end of timing table -->\nend\n")
+    (folder / "README.md").write_text(text, encoding="utf-8")
+    return text
+
+
+def course_notebook(**course):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["course"] = course
+    return nb
+
+
+def test_the_readme_tables_are_made_from_each_notebooks_metadata():
+    first = course_notebook(name="first", summary="one thing", bench_target_s=20)
+    second = course_notebook(name="second", summary="another")
+    table = readme.notebook_table([("00_first.ipynb", first), ("01_second.ipynb", second)]).splitlines()
+    assert table[2] == f"| 00 | [first](notebooks/00_first.ipynb) | one thing | {badge_source('00_first.ipynb')} |"
+    assert colab_url("01_second.ipynb") in table[3]
+    timing = readme.timing_table([("00_first.ipynb", first), ("01_second.ipynb", second)],
+                                 {"00_first.ipynb": 8.66, "01_second.ipynb": 5.0})
+    assert timing.splitlines()[2:] == ["| 00 first | 8.7 | 20 |", f"| 01 second | 5.0 | {readme.DEFAULT_TARGET_S} |"]
+
+
+def test_a_table_is_replaced_between_its_markers_only(tmp_path):
+    text = readme_with_tables(tmp_path)
+    new = readme.replace_block(text, readme.NOTEBOOK_TABLE, "| new |")
+    assert new == text.replace("\nold\n", "\n| new |\n")
+    assert readme.recorded_seconds(new) == {"00": 3.0}
+    with pytest.raises(readme.MissingMetadata, match="README.md has no <!-- timing table: ... -->"):
+        readme.replace_block("no markers\n", readme.TIMING_TABLE, "| x |")
+
+
+@pytest.mark.parametrize("course, missing", [
+    ({}, "has no name or summary in its metadata"),
+    ({"name": "x", "summary": " "}, "has no summary in its metadata"),
+    ({"name": "x", "summary": "y", "bench_target_s": "20"}, "must be a positive number of seconds"),
+    ({"name": "x", "summary": "y", "bench_target_s": 0}, "must be a positive number of seconds"),
+])
+def test_a_notebook_without_its_metadata_is_named_with_what_to_add(course, missing):
+    with pytest.raises(readme.MissingMetadata, match=rf"^notebooks/10_new.ipynb.*{missing}"):
+        readme.course_metadata(course_notebook(**course), "10_new.ipynb")
+
+
+def test_stamp_says_which_notebook_lacks_metadata_in_one_sentence(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(tool, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(readme, "README", tmp_path / "README.md")
+    readme_with_tables(tmp_path)
+    make_notebook(tmp_path / "10_new.ipynb", [nbformat.v4.new_code_cell("# Course setup")])
+    before = (tmp_path / "10_new.ipynb").read_bytes()
+    assert tool.main(["stamp"]) == 1
+    assert (tmp_path / "10_new.ipynb").read_bytes() == before  # nothing half-done
+    assert capsys.readouterr().err.startswith("notebooks/10_new.ipynb has no name or summary in its metadata: add")
+
+
+def tools_imports() -> dict[str, set[str]]:
+    """{"notebooks": {"slides", ...}}: the tools modules each tools module imports, at the top or inside a function."""
+    graph = {}
+    for path in sorted((ROOT / "tools").glob("*.py")):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module == "tools":  # from tools import readme
+                names |= {f"tools.{alias.name}" for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+        graph[path.stem] = {name.split(".")[1] for name in names if name.startswith("tools.")}
+    return graph
+
+
+def test_no_tools_module_imports_itself_back_through_another():
+    graph = tools_imports()
+    assert graph["notebooks"] >= {"slides", "readme"}  # the walk sees imports (so it could see a circle)
+
+    def reaches(start, goal, seen=()):
+        return any(m == goal or (m not in seen and reaches(m, goal, (*seen, m))) for m in graph.get(start, ()))
+
+    circles = sorted(m for m in graph if reaches(m, m))
+    assert not circles, f"tools modules that import themselves back through others: {circles}"

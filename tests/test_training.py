@@ -55,9 +55,16 @@ def test_estimate_loss_rejects_zero_eval_iters():
 
 def test_a_loss_that_blows_up_stops_training_naming_the_step_and_a_lower_learning_rate():
     torch.manual_seed(0)
-    with pytest.raises(TrainingError, match=r"at step 1: .*lr=inf is probably too high") as err:
-        train(BigramLanguageModel(), **small_run(lr=float("inf")))
-    assert "lower" in str(err.value)
+    with pytest.raises(TrainingError, match=r"at step 2: .*lr=1e\+30 is probably too high") as err:
+        train(BigramLanguageModel(), **small_run(lr=1e30))
+    assert "e.g. lr=1e+29" in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), 0, -0.1, "0.01", True, None])
+def test_train_refuses_a_learning_rate_that_is_not_a_positive_finite_number(bad):
+    with pytest.raises(ValueError, match=r"lr must be a positive, finite number .*e\.g\. lr=1e-3") as err:
+        train(BigramLanguageModel(), **small_run(lr=bad))
+    assert "lr=inf" not in str(err.value), "never suggest an infinite learning rate"
     assert issubclass(TrainingError, RuntimeError)
 
 

@@ -1,13 +1,14 @@
 """Stamp, execute and time the course notebooks.
 
-    python -m tools.notebooks stamp      # write the badge, the setup cell and Colab's GPU request into every notebook
+    python -m tools.notebooks stamp      # write the badge, the setup cell, Colab's GPU request and the slide types
+                                         # into every notebook, and the README's notebook table
     python -m tools.notebooks execute    # re-run every notebook top to bottom, outputs kept
-    python -m tools.notebooks bench      # time each notebook under nbval and print a table
+    python -m tools.notebooks bench      # time each notebook under nbval, print a table, write it into the README
+    python -m tools.notebooks slides     # print each cell's slide type (tools/slides.py's rules), change nothing
 Each command takes optional notebook names (e.g. 00_bigram_baseline.ipynb) to limit it.
 """
 
 import copy
-import re
 import subprocess
 import sys
 import time
@@ -15,27 +16,23 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.course import REPO, REPO_URL, colab_url
+from helpers.course import REPO
 from helpers.data import write_atomically as write_bytes_atomically
+from tools import readme
+from tools.slides import SETUP_MARKER, apply_slide_types, describe, is_setup_cell
 from tools.widgets import drop_widget_views
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
-BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
-# The setup cell is recognised by its first line: a comment that names it (Colab shows it as the form's title).
-SETUP_MARKER = "Course setup"
-SETUP_TITLE = f"# @title {SETUP_MARKER} (run me first) {{ display-mode: \"form\" }}"
+# The setup cell's source, a real Python file (linted, and run by the tests), and the line that gets the address.
+SETUP_CELL = ROOT / "tools" / "setup_cell.py"
+SETUP_REPO_LINE = 'REPO = "OWNER/NAME"'
 # Colab folds the setup cell into its title; JupyterLab collapses its source.
 SETUP_METADATA = {"cellView": "form", "jupyter": {"source_hidden": True}}
 # Colab opens every notebook on a GPU runtime.
 COLAB_METADATA = {"accelerator": "GPU", "colab": {"provenance": [], "gpuType": "T4", "toc_visible": True}}
 # Set it to clone a fork or a mirror in the setup cell (forks, mirrors, tests).
 REPO_URL_ENV = "COURSE_REPO_URL"
-# Seconds each notebook may take under nbval on a 2-core machine (the targets `bench` reports).
-TIME_BUDGET_S = {
-    "00": 20, "01": 15, "02": 15, "03": 15, "04": 15, "05": 15, "06": 15, "07": 15, "08": 15, "09": 30,
-    "10": 60, "11": 60,
-}
 
 
 def notebook_paths(names=()) -> list[Path]:
@@ -52,77 +49,15 @@ def notebook_paths(names=()) -> list[Path]:
 
 def badge_source(name: str) -> str:
     """The first cell of notebook `name`: an Open-in-Colab badge."""
-    return f"[![Open In Colab]({BADGE_IMAGE})]({colab_url(name)})"
+    return readme.badge(name)
 
 
 def setup_source() -> str:
-    """The setup cell, byte-identical in every notebook."""
-    folder = REPO.split("/")[-1]
-    return f'''{SETUP_TITLE}
-# Identical in every notebook (`make stamp` writes it). It makes the course's helpers/ importable, walking up
-# from here to find them; on Colab it first clones the course (set {REPO_URL_ENV} to clone a fork or a mirror).
-import os
-import pathlib
-import shutil
-import subprocess
-import sys
-
-REPO_URL = os.environ.get("{REPO_URL_ENV}", "{REPO_URL}")
-CLONE = pathlib.Path("{folder}")
-
-
-def find_course_root():
-    """The nearest folder, from here upwards, that holds the course's helpers/ package."""
-    here = pathlib.Path.cwd()
-    return next((p for p in (here, *here.parents) if (p / "helpers" / "__init__.py").is_file()), None)
-
-
-def clone_course(url, folder):
-    """Clone the course into `folder` through a temporary sibling, so a half-done clone never looks finished."""
-    partial = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)  # our own leftover from an interrupted clone
-    command = ["git", "clone", "--quiet", "--depth", "1", url, str(partial)]
-    try:
-        run = subprocess.run(command, capture_output=True, text=True)
-    except OSError:
-        raise RuntimeError("git is not installed here, so the course cannot be cloned.") from None
-    if run.returncode != 0 or not (partial / "helpers" / "__init__.py").is_file():
-        shutil.rmtree(partial, ignore_errors=True)
-        reason = (run.stderr.strip().splitlines() or ["it has no helpers/ folder"])[-1].removeprefix("fatal: ")
-        message = f"Could not clone the course from {{url}} ({{reason}}): check the address and the network."
-        raise RuntimeError(message)
-    partial.rename(folder)
-
-
-try:
-    import google.colab  # noqa: F401  (present only on Colab)
-    ON_COLAB = True
-except ImportError:
-    ON_COLAB = False
-START = pathlib.Path.cwd()
-CLONED_NOW = False
-if find_course_root() is None and ON_COLAB:
-    if CLONE.exists() and not (CLONE / "helpers" / "__init__.py").is_file():
-        raise RuntimeError(f"{{CLONE}}/ is here but is not a whole copy of the course: delete it and run this again.")
-    if not CLONE.exists():
-        clone_course(REPO_URL, CLONE)
-        CLONED_NOW = True
-    os.chdir(CLONE / "notebooks")
-COURSE_ROOT = find_course_root()
-if COURSE_ROOT is None:
-    raise RuntimeError("helpers/ not found: open this notebook from the course's notebooks/ folder, or in Colab.")
-if str(COURSE_ROOT) not in sys.path:
-    sys.path.insert(0, str(COURSE_ROOT))
-from helpers.runtime import describe_device
-
-WHERE = os.path.relpath(COURSE_ROOT, START)
-print(f"Course {{'cloned into' if CLONED_NOW else 'found at'}} {{WHERE}}; device: {{describe_device()}}")'''
-
-
-def is_setup_cell(cell) -> bool:
-    """Whether `cell` is the setup cell: a code cell whose first line is a comment naming it."""
-    first_line = cell.source.split("\n", 1)[0]
-    return cell.cell_type == "code" and first_line.startswith("#") and SETUP_MARKER in first_line
+    """The setup cell, byte-identical in every notebook: tools/setup_cell.py with the course's address filled in."""
+    source = SETUP_CELL.read_text(encoding="utf-8").rstrip("\n")
+    if source.count(SETUP_REPO_LINE) != 1:
+        raise SystemExit(f"tools/setup_cell.py must hold the line {SETUP_REPO_LINE!r} once: make stamp fills it in.")
+    return source.replace(SETUP_REPO_LINE, SETUP_REPO_LINE.replace("OWNER/NAME", REPO))
 
 
 def first_code_cell(nb):
@@ -148,8 +83,6 @@ def stamp(path: Path) -> bool:
     nb.cells[0].source, cell.source = badge, setup_source()
     cell.metadata.update(copy.deepcopy(SETUP_METADATA))
     nb.metadata.update(copy.deepcopy(COLAB_METADATA))
-    from tools.slides import apply_slide_types  # here, not at the top: tools.slides imports this module
-
     apply_slide_types(nb)
     changed = nb != before
     if changed:
@@ -157,16 +90,15 @@ def stamp(path: Path) -> bool:
     return changed
 
 
-COLAB_LINK = re.compile(r"https://colab\.research\.google\.com/github/[^/\s]+/[^/\s]+/blob/[^/\s]+/notebooks/")
+def read_all(paths) -> list:
+    """(file name, notebook) pairs for `paths`, in order."""
+    return [(path.name, nbformat.read(path, as_version=4)) for path in paths]
 
 
-def stamp_readme(readme: Path = ROOT / "README.md") -> bool:
-    """Point the README's Colab badges at the current address; return whether it changed."""
-    text = readme.read_text(encoding="utf-8")
-    new = COLAB_LINK.sub(colab_url(""), text)
-    if new != text:
-        readme.write_text(new, encoding="utf-8")
-    return new != text
+def stamp_readme(text: str | None = None) -> str:
+    """The README with its notebook table as `make stamp` writes it, from every notebook's metadata."""
+    text = readme.README.read_text(encoding="utf-8") if text is None else text
+    return readme.replace_block(text, readme.NOTEBOOK_TABLE, readme.notebook_table(read_all(notebook_paths())))
 
 
 def write_atomically(nb, path: Path) -> None:
@@ -210,11 +142,11 @@ def execute(path: Path, timeout: int = 900) -> float:
 
 
 def bench(paths) -> int:
-    """Time `pytest --nbval-lax` on each notebook and print a table; return how many failed."""
+    """Time `pytest --nbval-lax` on each notebook, print a table and write the README's; return how many failed."""
     print(f"{'notebook':<36} {'seconds':>8} {'target':>7}  result")
-    failures = 0
-    for path in paths:
-        budget = TIME_BUDGET_S.get(path.name[:2])
+    failures, seconds_by_name = 0, {}
+    for name, nb in read_all(paths):
+        path, budget = NOTEBOOK_DIR / name, readme.course_metadata(nb, name)["bench_target_s"]
         start = time.perf_counter()
         run = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", str(path)],
@@ -222,24 +154,51 @@ def bench(paths) -> int:
             capture_output=True,
             text=True,
         )
-        seconds = time.perf_counter() - start
+        seconds = seconds_by_name[name] = time.perf_counter() - start
         verdict = "passed" if run.returncode == 0 else "FAILED"
-        if budget is not None and seconds > budget:
+        if seconds > budget:
             verdict += ", over target"
         failures += run.returncode != 0
-        print(f"{path.name:<36} {seconds:8.1f} {budget if budget else '-':>7}  {verdict}")
+        print(f"{name:<36} {seconds:8.1f} {budget:>7g}  {verdict}")
+    write_timing_table(seconds_by_name)
     return failures
 
 
+def write_timing_table(measured: dict[str, float]) -> None:
+    """Write the README's timing table: `measured` seconds by notebook name, the README's own for the others."""
+    text = readme.README.read_text(encoding="utf-8")
+    recorded = readme.recorded_seconds(text)
+    notebooks = read_all(notebook_paths())
+    seconds = {name: measured.get(name, recorded.get(name[:2])) for name, _ in notebooks}
+    unmeasured = [name for name, value in seconds.items() if value is None]
+    if unmeasured:
+        print(f"README.md: timing table not written, {', '.join(unmeasured)} never timed: run `make bench`.")
+        return
+    changed = readme.write(readme.replace_block(text, readme.TIMING_TABLE, readme.timing_table(notebooks, seconds)))
+    print(f"README.md: timing table {'written' if changed else 'already up to date'}")
+
+
 def main(argv) -> int:
-    if not argv or argv[0] not in ("stamp", "execute", "bench"):
+    if not argv or argv[0] not in ("stamp", "execute", "bench", "slides"):
         print(__doc__)
         return 2
-    command, paths = argv[0], notebook_paths(argv[1:])
+    try:
+        return run_command(argv[0], notebook_paths(argv[1:]))
+    except readme.MissingMetadata as problem:
+        print(problem, file=sys.stderr)
+        return 1
+
+
+def run_command(command: str, paths) -> int:
+    """Run one of the commands the module's docstring lists on `paths`."""
     if command == "stamp":
+        text = stamp_readme()  # first: a notebook without its metadata stops the command before anything is written
         for path in paths:
             print(f"{path.name}: {'stamped' if stamp(path) else 'already up to date'}")
-        print(f"README.md: {'badges updated' if stamp_readme() else 'already up to date'}")
+        print(f"README.md: {'notebook table written' if readme.write(text) else 'already up to date'}")
+    elif command == "slides":
+        for path in paths:
+            print(describe(nbformat.read(path, as_version=4), path.name))
     elif command == "execute":
         for path in paths:
             stamp(path)

@@ -12,7 +12,6 @@ Python or internet. Pictures are stored in the pages themselves (data: URIs), as
 import html
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -60,19 +59,13 @@ ASSETS = {
 }
 
 
-def ensure_node_assets(node_modules: Path = NODE_MODULES) -> Path:
-    """Install the pinned npm packages (`npm ci`) unless node_modules/ already has them; return node_modules."""
-    if not all((node_modules / source).exists() for source in ASSETS):
-        if shutil.which("npm") is None:
-            raise SystemExit("npm not found: install Node.js and npm, then run `npm ci` (the decks need reveal.js).")
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=node_modules.parent,
-                       check=True)
-    return node_modules
-
-
 def copy_assets(lib: Path = LIB, node_modules: Path = NODE_MODULES) -> Path:
-    """Copy the browser libraries the pages load from node_modules/ into `lib`; return `lib`."""
-    ensure_node_assets(node_modules)
+    """Copy the browser libraries the pages load from node_modules/ (which `make slides` fills with `npm ci`)
+    into `lib`; return `lib`."""
+    missing = [source for source in ASSETS if not (node_modules / source).exists()]
+    if missing:
+        raise SystemExit(f"node_modules/{missing[0]} is missing: run `make slides` or `make html`, whose `npm ci` "
+                         "installs the browser libraries the pages need.")
     for source, target in ASSETS.items():
         src, dst = node_modules / source, lib / target
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -191,7 +184,7 @@ def build_slides(names=(), out_dir: Path = SLIDES, notebooks=None) -> list[Path]
     """Write one reveal.js deck per executed notebook into `out_dir`; return their paths.
 
     The slide types are applied in memory by tools.slides's rules, so a deck is cut right even
-    before `python -m tools.slides stamp` has written them into the notebook. `notebooks`: (path,
+    before `make stamp` has written them into the notebook. `notebooks`: (path,
     notebook) pairs to build instead of the stored notebooks (a test builds freshly executed ones).
     """
     from nbconvert import SlidesExporter

@@ -1,8 +1,7 @@
-"""Give every notebook the slide metadata RISE and nbconvert's reveal.js decks read.
+"""The slide metadata jupyterlab-slideshow and nbconvert's reveal.js decks read, made by rules.
 
-    python -m tools.slides stamp [notebooks...]   # write slide types into the notebooks (all by default)
-    python -m tools.slides show [notebooks...]    # print each cell's slide type, change nothing
-
+`make stamp` writes it into every notebook (tools.notebooks.stamp calls apply_slide_types);
+`python -m tools.notebooks slides [notebooks...]` prints each cell's slide type and changes nothing.
 The slide types come from rules, never from hand edits, so they stay right when a notebook changes:
 
 - the title cell (the first `# ` heading) makes the title slide; the Colab badge is skipped (the room
@@ -12,7 +11,9 @@ The slide types come from rules, never from hand edits, so they stay right when 
 - a markdown cell that starts with a `## ` heading starts a new slide: one idea per slide;
 - a markdown cell that starts with a `### ` heading starts a subslide (a step down, same idea);
 - a code cell that shows a picture (its stored outputs hold an image) starts a subslide, so the picture
-  is drawn near the top of the screen with its code above it, never below the fold;
+  is drawn near the top of the screen with its code above it, never below the fold; the cell after it starts
+  a subslide too, so nothing below the picture pushes it off a live slide (jupyterlab-slideshow centres a
+  slide's cells on the screen);
 - a plain markdown cell right after a code cell starts a subslide, so long ideas come in screenfuls;
 - under a heading that says "Your turn", the cells after the heading are fragments, shown one by one;
 - every other cell continues the slide it is on ("-").
@@ -26,21 +27,35 @@ import base64
 import copy
 import re
 import struct
-import sys
-from pathlib import Path
 
-import nbformat
-
-from tools.notebooks import is_setup_cell, notebook_paths, write_atomically
-
-# Notebook-level settings for RISE: scroll long slides and always start from the title slide.
-RISE_SETTINGS = {"scroll": True, "start_slideshow_at": "beginning", "transition": "none"}
+# The live slides' type sizes at 1280×720, as in the offline decks (tools/templates/course_reveal): prose 20 px,
+# code and printed output 17 px, widget labels 16 px (JupyterLab's own are 13 to 14 px). jupyterlab-slideshow
+# styles a deck through jupyterlab-fonts, which reads these rules from the notebook's metadata and applies them
+# to that notebook only, and only while it is presented (the notebook view keeps JupyterLab's sizes).
+DECK_STYLE_KEY = "@deathbeds/jupyterlab-fonts"
+DECK_STYLES = {"styles": {"": {"body[data-jp-deck-mode='presenting'] &": {
+    "--jp-content-font-size1": "20px",
+    "--jp-code-font-size": "17px",
+    "--jp-ui-font-size1": "17px",
+    "--jp-ui-font-size0": "16px",
+    "--jp-widgets-font-size": "16px",
+}}}}
 YOUR_TURN = re.compile(r"your turn", re.IGNORECASE)
 PICTURE_TYPES = {"image/png", "image/jpeg", "image/svg+xml"}
 # A deck's slide (tools/templates/course_reveal): 720 px tall, code and printed text at 17 px on 23 px lines.
 DECK_STAGE_PX = 700
 DECK_LINE_PX = 23
 DECK_CELL_PADDING_PX = 24
+
+
+# The setup cell is recognised by its first line: a comment that names it (Colab shows it as the form's title).
+SETUP_MARKER = "Course setup"
+
+
+def is_setup_cell(cell) -> bool:
+    """Whether `cell` is the setup cell: a code cell whose first line is a comment naming it."""
+    first_line = cell["source"].split("\n", 1)[0]
+    return cell["cell_type"] == "code" and first_line.startswith("#") and SETUP_MARKER in first_line
 
 
 def heading_level(cell) -> int:
@@ -80,7 +95,7 @@ def slide_type_for(cells) -> list[str]:
             kind = "subslide"
         elif after_setup:
             kind = "slide"
-        elif picture_outputs(cell):
+        elif picture_outputs(cell) or picture_outputs(previous):
             kind = "subslide"
         elif in_exercise:
             kind = "fragment"
@@ -100,7 +115,7 @@ def slide_type_for(cells) -> list[str]:
 
 
 def apply_slide_types(nb) -> bool:
-    """Write the rule-made slide types and RISE settings into `nb` in memory; return whether anything changed.
+    """Write the rule-made slide types and the deck's type sizes into `nb` in memory; return whether anything changed.
 
     "-" is the default, so it is stored as no `slideshow` entry at all (smaller diffs).
     """
@@ -113,8 +128,9 @@ def apply_slide_types(nb) -> bool:
                 del cell.metadata["slideshow"]
             else:
                 cell.metadata["slideshow"] = wanted
-    if nb.metadata.get("rise") != RISE_SETTINGS:
-        nb.metadata["rise"] = dict(RISE_SETTINGS)
+    if nb.metadata.get(DECK_STYLE_KEY) != DECK_STYLES or "rise" in nb.metadata:
+        nb.metadata[DECK_STYLE_KEY] = copy.deepcopy(DECK_STYLES)
+        nb.metadata.pop("rise", None)  # RISE's settings: the course presents with jupyterlab-slideshow
         changed = True
     return changed
 
@@ -166,36 +182,11 @@ def deck_cells(nb):
     return nb
 
 
-def stamp_slides(path: Path) -> bool:
-    """Give the notebook at `path` its slide metadata; rewrite it (atomically) only if that changed it."""
-    nb = nbformat.read(path, as_version=4)
-    changed = apply_slide_types(nb)
-    if changed:
-        write_atomically(nb, Path(path))
-    return changed
-
-
-def describe(path: Path) -> str:
-    """One line per cell: its slide type and the start of its source."""
-    nb = nbformat.read(path, as_version=4)
-    lines = [f"{path.name}:"]
+def describe(nb, name: str) -> str:
+    """One line per cell of notebook `nb` (called `name`): its slide type and the start of its source."""
+    lines = [f"{name}:"]
     for i, (cell, kind) in enumerate(zip(nb.cells, slide_type_for(nb.cells), strict=True)):
         first = cell.source.strip().splitlines()[0][:70] if cell.source.strip() else ""
         lines.append(f"  {i:3d} {kind:<9} {cell.cell_type:<8} {first}")
     return "\n".join(lines)
 
-
-def main(argv) -> int:
-    if not argv or argv[0] not in ("stamp", "show"):
-        print(__doc__)
-        return 2
-    for path in notebook_paths(argv[1:]):
-        if argv[0] == "stamp":
-            print(f"{path.name}: {'slide metadata written' if stamp_slides(path) else 'already up to date'}")
-        else:
-            print(describe(path))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,7 +1,7 @@
 """Exercises declared as data, and the one generic checker that reads every declaration.
 
-An exercise is one `Exercise(...)` declaration in helpers/exercises/nbNN.py: the reference
-answer, the input cases it is tried on (at least two, of different sizes), the named mistakes
+An exercise is one `Exercise(...)` in the EXERCISES tuple of its notebook's module, helpers/explorers/nbNN.py:
+the reference answer, the input cases it is tried on (at least two, of different sizes), the named mistakes
 the lesson warns about (each a function computing what that mistake returns, or raises), and a
 hint for each. The learner's notebook cell calls `check("name", their_function)`; the answer
 is one plain sentence, whatever they hand over.
@@ -14,14 +14,11 @@ import dataclasses
 import inspect
 import io
 import math
-import sys
 import textwrap
 from dataclasses import dataclass
 from typing import Callable
 
 import torch
-
-EXERCISES: dict[str, "Exercise"] = {}  # name → declaration, filled in by declare()
 
 HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right for one size only
 LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
@@ -64,6 +61,19 @@ class Mistake:
 
 
 @dataclass(frozen=True)
+class ExactZeros:
+    """The entries of an answer the lesson says are exactly 0 (the future), compared with ==, never a tolerance.
+
+    where: `(*inputs) -> bool tensor` marking them. An answer right within the tolerance but not exactly 0 there
+    is the mistake `name` (e.g. "finite_mask": a large negative number instead of −∞), told `fix`.
+    """
+
+    where: Callable
+    name: str = "not_exactly_zero"
+    fix: str = "set it to exactly 0."
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One "your turn" exercise, declared once and read by `check` and by the generic test.
 
@@ -73,55 +83,49 @@ class Exercise:
         ones quoted to a learner whose function takes the wrong number of inputs.
     cases: input tuples, tried in order; at least two, whose first inputs differ in size.
     mistakes: the named mistakes, tried in order against a wrong answer.
-    exact_zero: optional `(*inputs) -> bool tensor` marking the answer's entries that must be
-        exactly 0 (the future), compared with ==, never with a tolerance.
+    exact_zeros: optional ExactZeros, the entries that must be exactly 0.
     explain: optional `(got, expected, inputs) -> str | None`: plain words for a wrong answer that
         no named mistake matches.
     atol: the tolerance for every other entry.
-    exact_zero_name, exact_zero_fix: the mistake name and the advice given when those entries are
-        close to 0 but not exactly 0 (e.g. "finite_mask": a large negative number instead of −∞).
-    notebook: the key of the declaring notebook (e.g. "nb03"); declare() fills it in.
+    notebook: the key of the declaring notebook ("nb03"), the name of its module; all_exercises() fills it in.
     """
 
     name: str
     reference: Callable
     cases: tuple
     mistakes: tuple = ()
-    exact_zero: Callable | None = None
+    exact_zeros: ExactZeros | None = None
     explain: Callable | None = None
     atol: float = 1e-4
-    exact_zero_name: str = "not_exactly_zero"
-    exact_zero_fix: str = "set it to exactly 0."
     notebook: str = ""
 
 
-def declare(exercise: Exercise, notebook: str | None = None) -> Exercise:
-    """Register an exercise so `check(exercise.name, fn)` and the generic test find it.
+def all_exercises(modules: dict | None = None) -> dict[str, Exercise]:
+    """Every exercise by name: the EXERCISES of each notebook's module, helpers/explorers/nbNN.py (or of `modules`,
+    a {notebook key: module} dict), each told the key of its notebook. Read afresh, so an edited module counts."""
+    if modules is None:
+        from ..explorers import notebook_modules  # here: those modules import this one
 
-    `notebook` defaults to the last part of the calling module's name (helpers.exercises.nb03 → "nb03").
-    """
-    if notebook is None:
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        notebook = exercise.notebook or caller.rsplit(".", 1)[-1]
-    exercise = dataclasses.replace(
-        exercise, mistakes=tuple(exercise.mistakes), cases=tuple(exercise.cases), notebook=notebook
-    )
-    known = EXERCISES.get(exercise.name)
-    if known is not None and known.notebook != exercise.notebook:
-        raise ValueError(
-            f"Two exercises are called {exercise.name!r} ({known.notebook} and {exercise.notebook}): "
-            "give each a name of its own."
-        )
-    EXERCISES[exercise.name] = exercise  # the same notebook declaring it again (a reload) replaces it
-    return exercise
+        modules = notebook_modules()
+    found = {}
+    for key, module in modules.items():
+        for exercise in getattr(module, "EXERCISES", ()):
+            if exercise.name in found:
+                raise ValueError(
+                    f"Two exercises are called {exercise.name!r} ({found[exercise.name].notebook} and {key}): "
+                    "give each a name of its own."
+                )
+            found[exercise.name] = dataclasses.replace(exercise, notebook=key)
+    return found
 
 
 def check(name: str, fn) -> Feedback:
     """Judge the learner's `fn` against the exercise called `name`; never raises."""
     try:
-        exercise = EXERCISES.get(name) if isinstance(name, str) else None
+        exercises = all_exercises()
+        exercise = exercises.get(name) if isinstance(name, str) else None
         if exercise is None:
-            known = ", ".join(repr(n) for n in sorted(EXERCISES)) or "none loaded"
+            known = ", ".join(repr(n) for n in sorted(exercises)) or "none loaded"
             return Feedback(False, f"there is no exercise called {name!r}: use one of {known}.")
         return judge(exercise, fn)
     except (Exception, SystemExit) as err:  # last line of defence: the checker itself must never crash a notebook
@@ -171,7 +175,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
-        problem = not_a_tensor_like(got, answer(exercise, inputs), fn, label)
+        problem = not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol)
         if problem:
             failures.append((number, Feedback(False, problem), None))
             continue
@@ -299,8 +303,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
         return Feedback(
             False,
             f"row {i} gives position {j} the weight {fmt(value)}, close to 0 but not 0: a weight the lesson says "
-            f"is exactly 0 must be exactly 0, so {exercise.exact_zero_fix}",
-            exercise.exact_zero_name,
+            f"is exactly 0 must be exactly 0, so {exercise.exact_zeros.fix}",
+            exercise.exact_zeros.name,
         )
     hint = exercise.explain(got, expected, inputs) if exercise.explain else None
     return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
@@ -351,9 +355,9 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
 
 def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor):
     """((row, column), value) of the first entry that must be exactly 0 but is not, or None."""
-    if exercise.exact_zero is None:
+    if exercise.exact_zeros is None:
         return None
-    where = torch.as_tensor(exercise.exact_zero(*fresh(inputs)), dtype=torch.bool).expand_as(got)
+    where = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
     bad = (where & (got != 0)).nonzero()
     if len(bad) == 0:
         return None
@@ -425,12 +429,12 @@ def reference_parameters(exercise: Exercise, count: int) -> list[str]:
     return names if len(names) == count else [f"x{i + 1}" for i in range(count)]
 
 
-def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label: str = "") -> str | None:
-    """A sentence saying why `got` cannot be compared with the tensor answer `expected`, or None."""
+def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label: str = "", atol: float = 0.0):
+    """A sentence saying why `got` cannot be compared with the tensor answer `expected` (within `atol`), or None."""
     if not isinstance(got, torch.Tensor):
         kind = type(got).__name__
         if isinstance(got, (list, tuple)):
-            held = answer_inside(got, expected)
+            held = answer_inside(got, expected, atol)
             if held is not None:
                 name = returned_name(fn, held)
                 which = ("the first", "the second")[held] if held < 2 else f"item {held}"
@@ -450,11 +454,11 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
     return None
 
 
-def answer_inside(items, expected: torch.Tensor | None) -> int | None:
-    """The position of the first item in `items` that is the right answer, or None."""
+def answer_inside(items, expected: torch.Tensor | None, atol: float) -> int | None:
+    """The position of the first item in `items` that is the right answer (within `atol`), or None."""
     for i, item in enumerate(items):
         if expected is not None and isinstance(item, torch.Tensor) and not not_a_tensor_like(item):
-            if item.shape == expected.shape and close(as_float(item), expected, 1e-4):
+            if item.shape == expected.shape and close(as_float(item), expected, atol):
                 return i
     return None
 
@@ -491,16 +495,20 @@ def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
 
 def same_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor, wrong: torch.Tensor) -> bool:
     """Whether `got` and a named mistake's result agree on which must-be-zero entries are exactly 0."""
-    if exercise.exact_zero is None:
+    if exercise.exact_zeros is None:
         return True
-    where = torch.as_tensor(exercise.exact_zero(*fresh(inputs)), dtype=torch.bool).expand_as(got)
+    where = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
     return bool(torch.equal((got == 0) & where, (wrong == 0) & where))
 
 
-def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float = 1e-4) -> str:
-    """The generic hint: the first entry that differs, in words (with digits enough to show the difference)."""
-    differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
-    index = tuple(int(i) for i in differs.nonzero()[0])
+def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str:
+    """The generic hint: the first entry that differs by more than `atol`, in words (with digits enough to show
+    the difference)."""
+    differs = (~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)).nonzero()
+    if len(differs) == 0:
+        return "your result is right within the tolerance but not where it must be exact; compare your steps with "\
+            "the lesson's."
+    index = tuple(int(i) for i in differs[0])
     where = f"entry {list(index)}" if len(index) != 1 else f"entry {index[0]}"
     yours, reference = fmt_apart(got[index], expected[index])
     return (

@@ -1,5 +1,16 @@
-"""Interactive explorers: `explore` and the parsing every explorer shares (callbacks live in nbNN.py)."""
+"""Each notebook's own helpers, one module per notebook (nbNN.py: its explorers and its "your turn" exercises),
+and what every explorer shares (core.py)."""
 
-from .core import check_position, explore, fmt_row, link_range, parse_numbers, parse_word, report
+import importlib
+import pkgutil
+import re
 
-__all__ = ["check_position", "explore", "fmt_row", "link_range", "parse_numbers", "parse_word", "report"]
+from .core import explore
+
+__all__ = ["explore", "notebook_modules"]
+
+
+def notebook_modules() -> dict:
+    """{"nb01": helpers.explorers.nb01, ...}: every notebook's module, imported, in order."""
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name))
+    return {name: importlib.import_module(f"{__name__}.{name}") for name in names}

@@ -1,8 +1,10 @@
-"""What every explorer shares: reading typed input, range checks, formatting rows, reporting, and `explore`.
+"""What every explorer shares: its declaration, reading typed input, range checks, formatting rows, reporting,
+and `explore`.
 
-An explorer is a plain callback whose keyword arguments are named like its controls. It prints and
-draws, then returns a dict of the numbers it showed (CPU tensors and plain values), or returns None
-after `report(problem)` has printed one sentence saying what is wrong with the input and what to do.
+An explorer is a plain callback whose keyword arguments are named like its controls, and whose defaults are
+its example input. It prints and draws one figure, then returns a dict of the numbers it showed (CPU tensors
+and plain values), or returns None after `report(problem)` has printed one sentence saying what is wrong with
+the input and what to do. `@explorer(refuses=...)` declares it, with bad inputs it must refuse.
 `explore(callback, **controls)` draws it once right away (that picture is what a reader on GitHub
 sees); where a frontend can render widgets it draws inside an ipywidgets Output, shows the controls
 above it and redraws whenever a control changes. It works with ipywidgets 7 (Colab's) and 8, and
@@ -27,6 +29,21 @@ from ..data import CHARS, QUOTE_AROUND, STOI, quote_around
 FLOAT32_MAX = torch.finfo(torch.float32).max
 # The characters besides letters and whitespace that a typed word may contain, for the error message.
 SIGNS = " ".join(ch for ch in CHARS if not ch.isalpha() and not ch.isspace())
+
+
+def explorer(refuses):
+    """Declare a notebook's explorer, with the bad inputs it must refuse: ({parameter: value}, words) pairs.
+
+    tests/test_explorers.py holds every declared explorer to the contract above: drawn with its defaults it
+    shows one figure and returns a dict; given each bad input (its other parameters at their defaults) it
+    prints one sentence holding the words, draws nothing and returns None.
+    """
+
+    def declare(callback):
+        callback.refuses = tuple(refuses)
+        return callback
+
+    return declare
 
 
 def fmt_row(values) -> str:

@@ -1,21 +1,22 @@
-"""Notebook 01: the bag of words. An explorer that shows order is lost."""
+"""Notebook 01's own helpers: the bag-of-words explorer, which shows order is lost, and the running-average exercise."""
 
 import torch
 from matplotlib.lines import Line2D
 
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
-from .core import fmt_row, new_figure, parse_word, report, show
+from ..exercises import Exercise, Mistake
+from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
 MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have room for every position
 
 # One small vector per character, so a word turns into a (T, 2) sequence we can average by hand.
 # Whole numbers make every sum exact, so two orders of the same characters give bit-identical means.
-# h, o and u keep the values of the worked example: [2, 7], [6, 4], [6, 5].
+# h, o and u keep the values of the worked example: [2, 7], [6, 4], [6, 5]; d, g and s those notebook 04 gives
+# them: [1, 0], [2, 1], [1, 1].
 CHAR_VECTORS = torch.randint(0, 10, (len(CHARS), 2), generator=torch.Generator().manual_seed(1337)).float()
-CHAR_VECTORS[STOI["h"]] = torch.tensor([2.0, 7.0])
-CHAR_VECTORS[STOI["o"]] = torch.tensor([6.0, 4.0])
-CHAR_VECTORS[STOI["u"]] = torch.tensor([6.0, 5.0])
+for char, vector in {"h": [2, 7], "o": [6, 4], "u": [6, 5], "d": [1, 0], "g": [2, 1], "s": [1, 1]}.items():
+    CHAR_VECTORS[STOI[char]] = torch.tensor(vector, dtype=torch.float32)
 
 
 def word_vectors(word: str) -> torch.Tensor:
@@ -23,6 +24,13 @@ def word_vectors(word: str) -> torch.Tensor:
     return CHAR_VECTORS[torch.tensor(encode(word))]
 
 
+@explorer(refuses=[
+    ({"word": ""}, "The first word is empty: type 1 to 12 characters"),
+    ({"word": "café"}, "The first word 'café' has 'é' at position 3"),
+    ({"other": "g0ds"}, "The second word 'g0ds' has '0' at position 1"),
+    ({"other": "y" * (MAX_LEN + 1)}, f"has {MAX_LEN + 1} characters: keep it to {MAX_LEN} or fewer"),
+    ({"word": None}, "The first word is NoneType, not text"),
+])
 def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None:
     """Both words' running averages under scheme one, side by side, and where they are identical.
 
@@ -102,8 +110,129 @@ def _draw(words, averages, same) -> None:
     if same is not None:
         names.append("=  identical at this position")
         handles.append(Line2D([], [], linestyle="none"))
-    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=10, frameon=False)
+    fig.legend(handles, names, loc="lower center", ncol=len(names), frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     compared = " and ".join(repr(w) for w in words)
     show(fig, f"Bar charts of the running averages of {compared}, position by position, one panel per number"
               + (", with = over the positions where the two are identical." if same is not None else "."))
+
+
+# ---- Your turn: the running average of one (T, C) sequence, written with a loop --------------------------------------
+
+# Two sequences of whole numbers (every sum exact), T ≠ C in each so a mix-up of the two shows.
+# The first starts with the lesson's h, o, u vectors.
+SHORT = torch.tensor([[2.0, 7.0], [6.0, 4.0], [6.0, 5.0], [0.0, 8.0]])
+LONG = torch.tensor(
+    [
+        [2.0, 7.0, 1.0],
+        [6.0, 4.0, 3.0],
+        [6.0, 5.0, 9.0],
+        [0.0, 8.0, 2.0],
+        [4.0, 1.0, 5.0],
+        [9.0, 3.0, 0.0],
+        [1.0, 6.0, 4.0],
+    ]
+)
+
+
+def reference_average(x: torch.Tensor) -> torch.Tensor:
+    """Scheme one from helpers.averaging, applied to a single sequence."""
+    return average_loop(x.unsqueeze(0))[0]
+
+
+def by_rows(x: torch.Tensor, rows) -> torch.Tensor:
+    """A (T, C) tensor whose row t is rows(t), the way a learner's loop fills it in."""
+    out = torch.zeros_like(x)
+    for t in range(x.shape[0]):
+        out[t] = rows(t)
+    return out
+
+
+def _in_place(x):
+    for t in range(x.shape[0]):
+        x[t] = x[: t + 1].mean(0)  # rows 0…t-1 were already replaced by averages
+    return x
+
+
+def _skips_self_row0_patched(x):
+    out = by_rows(x, lambda t: x[:t].mean(0))
+    out[0] = x[0]  # the NaN of row 0 patched away, so only the later rows give it away
+    return out
+
+
+SKIPS_SELF_HINT = "row t averages only x[0] … x[t-1]: x[:t] leaves position t itself out. Use x[: t + 1]."
+
+
+def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+    """Plain words for a wrong running average that matches no named mistake."""
+    if torch.isnan(got).any():
+        row = int(torch.isnan(got).any(-1).nonzero()[0])
+        return f"row {row} is NaN: did it average an empty slice? Row t averages x[: t + 1], never nothing."
+    rows_ok = [bool(torch.allclose(got[t], expected[t], atol=1e-4)) for t in range(len(got))]
+    if not rows_ok[0]:
+        return "row 0 should be x[0] itself: the average of one vector is that vector."
+    if all(rows_ok):
+        return None
+    wrong = rows_ok.index(False)
+    right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
+    return f"{right} right, but row {wrong} is not the average of x[0] … x[{wrong}]."
+
+
+EXERCISES = (
+    Exercise(
+        name="running_average",
+        reference=reference_average,
+        cases=((SHORT,), (LONG,)),
+        explain=explain_running_average,
+        mistakes=(
+            Mistake(
+                "future",
+                lambda x: x.mean(0, keepdim=True).expand_as(x).clone(),
+                "every row is the average of the WHOLE sequence, so position t looks at the future. "
+                "Row t may only use x[0] … x[t]: slice x[: t + 1].",
+            ),
+            Mistake(
+                "peeks_ahead",
+                lambda x: by_rows(x, lambda t: x[: t + 2].mean(0)),
+                "row t also averages x[t + 1], one step into its future: x[: t + 2] goes one row too far. "
+                "The slice x[: t + 1] stops just after position t.",
+            ),
+            Mistake(
+                "skips_self",
+                lambda x: by_rows(x, lambda t: x[:t].mean(0)),
+                "row 0 is NaN (the average of nothing) and " + SKIPS_SELF_HINT,
+            ),
+            Mistake("skips_self", _skips_self_row0_patched, SKIPS_SELF_HINT),
+            Mistake(
+                "sum",
+                lambda x: x.cumsum(0),
+                "each row is the running SUM, not the average: the last row is T times too big. "
+                "Divide by the number of positions, t + 1 (or use .mean(0)).",
+            ),
+            Mistake(
+                "wrong_dim",
+                lambda x: x.cumsum(1) / torch.arange(1, x.shape[1] + 1, dtype=x.dtype),
+                "you averaged along the channels (dim 1) of each row instead of along time (dim 0). "
+                "Row t should average the rows x[0] … x[t], one channel at a time: x[: t + 1].mean(0).",
+            ),
+            Mistake(
+                "wrong_dim_shape",
+                lambda x: by_rows(x, lambda t: x[: t + 1].mean(1)),
+                "your loop hit a size clash: x[: t + 1].mean(1) averages over dim 1 (the channels), which leaves "
+                "t + 1 numbers per row instead of C. Average over time: x[: t + 1].mean(0).",
+            ),
+            Mistake(
+                "all_dims",
+                lambda x: by_rows(x, lambda t: x[: t + 1].mean()),
+                "each row holds one repeated number: .mean() without a dim averages over time AND channels. "
+                "Average over time only: .mean(0).",
+            ),
+            Mistake(
+                "in_place",
+                _in_place,
+                "you wrote the averages back into x while still reading it, so later rows average earlier "
+                "averages. Write into a new tensor, e.g. out = torch.zeros_like(x).",
+            ),
+        ),
+    ),
+)

@@ -1,9 +1,15 @@
-"""Notebook 03: softmax with the −∞ mask. An explorer for one row of scores and its weights."""
+"""Notebook 03's own helpers (softmax with the −∞ mask): an explorer for one row of scores and its weights, and two
+exercises, the masked softmax weights and standardising by row (LayerNorm by hand)."""
 
 import torch
+import torch.nn.functional as F
 
+from ..attention import future_mask
+from ..exercises import ExactZeros, Exercise, Mistake
+from ..exercises.core import fmt, fmt_apart
+from ..exercises.explain import explain_weights
 from ..plots import show_wei, symmetric_bound
-from .core import check_position, fmt_row, link_range, new_figure, parse_numbers, report, show
+from .core import check_position, explorer, fmt_row, link_range, new_figure, parse_numbers, report, show
 
 EXAMPLE = "2, -1, 3, 5"
 MAX_SCORES = 12  # show_wei writes every value up to this width
@@ -31,6 +37,14 @@ def now_slider(scores_control, value: int = 2):
     return slider
 
 
+@explorer(refuses=[
+    ({"scores_text": None}, "There are no scores"),
+    ({"scores_text": "1e39, 2", "now": 1}, "Score 0, '1e39', is too large to compute with (float32 overflows)"),
+    ({"scores_text": "2, -1, 3, 5", "now": 4}, "past the end of 4 scores"),
+    ({"scores_text": "2, -1", "now": 7}, "(positions 0 to 1): move it to 1 or lower"),
+    ({"now": -1}, "count from 0"),
+    ({"now": 1.5}, "not a whole number"),
+])
 def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | None:
     """Mask the future of a typed row of scores, softmax it, print each step and draw the three stages.
 
@@ -93,3 +107,255 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
     fig.tight_layout()
     show(fig, f"Three one-row heatmaps of the scores {fmt_row(raw)} seen from position {now}: raw, with the "
               f"future set to minus infinity (hatched), and the softmax weights {fmt_row(weights)}.")
+
+
+# ---- Your turn: masked softmax weights, and standardising by row (LayerNorm by hand) ---------------------------------
+
+# Scores for a 5-character chunk: mixed signs, and no row of the past sums to 0, so every named
+# mistake gives a result of its own (and none divides by zero by accident). The hints quote it.
+SCORES = torch.tensor(
+    [
+        [1.0, -2.0, 0.5, 3.0, -1.0],
+        [2.0, 0.0, -1.5, 4.0, 1.0],
+        [-1.0, 3.0, 1.0, -2.0, 2.5],
+        [0.5, 1.5, -0.5, 2.0, -3.0],
+        [2.5, -1.0, 1.0, 0.5, 1.5],
+    ]
+)
+# A second, larger chunk. Row 2's past scores are the lowest float32 number, −3.4e38: only −∞ is
+# below every score, so any finite mask (−1e9, −1e30, even that lowest number) lets the future take
+# weight there; and e^x of them rounds to 0, so a softmax written without the max shift gives 0/0.
+LOWEST = torch.finfo(torch.float32).min
+SCORES_7 = torch.tensor(
+    [
+        [0.5, 2.0, -1.0, 1.5, 0.0, 3.0, -2.0],
+        [-1.5, 1.0, 2.5, -0.5, 1.0, 0.5, 2.0],
+        [LOWEST, LOWEST, LOWEST, 1.0, -2.0, 0.5, 1.5],
+        [2.0, -3.0, 0.5, 1.0, -1.0, 2.5, 0.0],
+        [0.0, 1.5, -2.0, 3.0, 0.5, -1.0, 1.0],
+        [1.0, -0.5, 2.0, -1.5, 2.5, 0.5, -3.0],
+        [-2.0, 0.5, 1.0, 2.0, -1.0, 1.5, 0.5],
+    ]
+)
+
+# Samples (rows) of features (columns), each row and column on a scale of its own. The first is
+# square on purpose: a dropped keepdim then broadcasts silently instead of raising an error.
+FEATURES = torch.tensor([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 1.0], [-2.0, -2.0, 4.0, 0.0], [3.0, 7.0, 1.0, 9.0]])
+FEATURES_3x6 = torch.tensor(
+    [[4.0, -1.0, 2.0, 8.0, 0.0, 3.0], [1.0, 1.0, 6.0, -3.0, 2.0, 5.0], [7.0, 2.0, -4.0, 0.0, 9.0, 1.0]]
+)
+EPS = 1e-5
+
+
+def future(scores: torch.Tensor) -> torch.Tensor:
+    """Boolean (T, T): True above the diagonal, where a position would see its future."""
+    return future_mask(scores.shape[-1])
+
+
+def fill_future(scores: torch.Tensor, value: float) -> torch.Tensor:
+    return scores.masked_fill(future(scores), value)
+
+
+def masked_softmax(scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """The reference: the future set to −∞, then a softmax along `dim`."""
+    return F.softmax(fill_future(scores, float("-inf")), dim=dim)
+
+
+def divide_by_sum(masked: torch.Tensor) -> torch.Tensor:
+    return masked / masked.sum(-1, keepdim=True)
+
+
+EXP_LIMITS = (-103.0, 88.0)  # in float32, e^x rounds to 0 below about −104 and overflows to inf above about 88
+
+
+def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+    """A NaN row whose visible scores leave float32's range for e^x, in words; else the shared weight hints."""
+    scores = inputs[0].double()
+    visible_top = fill_future(scores, float("-inf")).max(-1).values  # each row's largest visible score
+    spread = visible_top - scores.max(-1).values.clamp(min=0)  # how far below the row's top (or 0) it lies
+    low, high = EXP_LIMITS
+    for row in torch.isnan(got).any(-1).nonzero().flatten().tolist():
+        if spread[row] < low or visible_top[row] > high:
+            way = "rounds to 0, so the row sums to 0 and 0/0" if spread[row] < low else "overflows, and inf/inf"
+            return (
+                f"row {row} contains NaN: its visible scores are about {fmt(visible_top[row])}, where e^x {way} is "
+                "NaN in float32. Mask the future with −∞ and use torch.softmax(..., dim=-1), which subtracts each "
+                "row's largest score first (shift invariance), so that score becomes e⁰ = 1 and the sum stays sound."
+            )
+    return explain_weights(got, expected, inputs)
+
+
+EXERCISES = (
+    Exercise(
+        name="masked_softmax_weights",
+        reference=masked_softmax,
+        cases=((SCORES,), (SCORES_7,)),
+        exact_zeros=ExactZeros(
+            future,
+            name="finite_mask",
+            fix="fill the future with float('-inf') before the softmax, not a large negative number: "
+            "e^−∞ is exactly 0.",
+        ),
+        explain=explain_masked_weights,
+        mistakes=(
+            Mistake(
+                "forgot_mask",
+                lambda scores: F.softmax(scores, dim=-1),
+                "the future gets weight: row 0 shares its attention with positions 1 to 4. "
+                "Fill the upper triangle with −∞ (masked_fill with tril == 0) before the softmax.",
+            ),
+            Mistake(
+                "by_column",
+                lambda scores: masked_softmax(scores, dim=0),
+                "your columns sum to 1, not your rows: the softmax ran down each column (dim=0). "
+                "Each row is a position sharing out its attention, so use softmax(..., dim=-1).",
+            ),
+            Mistake(
+                "mask_with_zero",
+                lambda scores: F.softmax(fill_future(scores, 0.0), dim=-1),
+                "the future still gets weight: you filled it with 0, and e^0 = 1, so softmax gives it a share. "
+                "Fill it with float('-inf'): e^−∞ = 0 is what makes a weight exactly 0.",
+            ),
+            Mistake(
+                "divide_by_sum",
+                lambda scores: divide_by_sum(fill_future(scores, 0.0)),
+                "some weights are negative: dividing the scores by their row sum is scheme two's normalisation, "
+                "and it breaks on negative scores (and on rows that sum to 0). Use softmax, which makes every "
+                "weight positive.",
+            ),
+            Mistake(
+                "divide_by_sum",
+                lambda scores: divide_by_sum(fill_future(scores, float("-inf"))),
+                "you got NaN: after the −∞ mask, dividing by the row sum computes −∞/−∞. "
+                "Replace the division by softmax(..., dim=-1), which turns −∞ into a weight of exactly 0.",
+            ),
+            Mistake(
+                "masked_after_softmax",
+                lambda scores: fill_future(F.softmax(scores, dim=-1), 0.0),
+                "the future is 0 but the rows no longer sum to 1: you zeroed it after the softmax. "
+                "Mask first (−∞), then softmax, so the weights are shared out among the past only.",
+            ),
+            Mistake(
+                "masked_the_present",
+                lambda scores: F.softmax(
+                    scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(), float("-inf")), -1
+                ),
+                "you masked the diagonal too, so row 0 has nothing left to look at (NaN). "
+                "A position may look at itself: mask only above the diagonal (tril == 0, or triu(diagonal=1)).",
+            ),
+            Mistake(
+                "masked_the_past",
+                lambda scores: F.softmax(scores.masked_fill(future(scores).T, float("-inf")), dim=-1),
+                "you hid the past and kept the future: the −∞ belongs above the diagonal, where the column "
+                "index is larger than the row index (tril == 0), not below it.",
+            ),
+            Mistake(
+                "finite_mask",
+                lambda scores: F.softmax(fill_future(scores, -10.0), dim=-1),
+                "the future gets a tiny weight instead of exactly 0: a finite mask such as −10 still leaves "
+                "e^−10 > 0. Fill the future with float('-inf'), the only value whose e^score is exactly 0.",
+            ),
+            Mistake(
+                "finite_mask",
+                lambda scores: F.softmax(fill_future(scores, -1e4), dim=-1),
+                "a finite mask works on ordinary scores, but not below them: row 2 of the 7 × 7 scores has past "
+                "scores of −3.4e38 (the lowest float32 number), below your mask, so the future took all of that "
+                "row's weight. This exercise asks for the mask that gives exactly 0 whatever the scores: fill the "
+                "future with float('-inf').",
+            ),
+            Mistake(
+                "finite_mask",
+                lambda scores: F.softmax(fill_future(scores, LOWEST), dim=-1),
+                "a finite mask works on ordinary scores, but not below them: row 2 of the 7 × 7 scores has past "
+                "scores equal to the lowest float32 number, −3.4e38 (torch.finfo(torch.float32).min, your mask), so "
+                "the future shares that row's weight equally with the past. This exercise asks for the mask that "
+                "gives exactly 0 whatever the scores: fill the future with float('-inf').",
+            ),
+        ),
+    ),
+)
+
+
+def standardise(x: torch.Tensor, dim=None, unbiased: bool = False) -> torch.Tensor:
+    """(x − mean) / √(var + eps) along `dim` (None: over everything)."""
+    if dim is None:
+        return (x - x.mean()) / torch.sqrt(x.var(unbiased=unbiased) + EPS)
+    mean = x.mean(dim, keepdim=True)
+    var = x.var(dim, unbiased=unbiased, keepdim=True)
+    return (x - mean) / torch.sqrt(var + EPS)
+
+
+def layer_norm(x: torch.Tensor) -> torch.Tensor:
+    """The reference: torch's LayerNorm over each row, without the learned scale and shift."""
+    return F.layer_norm(x, x.shape[-1:], eps=EPS)
+
+
+def drop_keepdim(x: torch.Tensor, on_mean: bool, on_var: bool) -> torch.Tensor:
+    mean = x.mean(-1, keepdim=not on_mean)
+    var = x.var(-1, unbiased=False, keepdim=not on_var)
+    return (x - mean) / torch.sqrt(var + EPS)
+
+
+KEEPDIM_HINT = (
+    "your result has the right shape but the wrong numbers: mean(-1) and var(-1) without keepdim=True "
+    "have shape (4,), which lines up with the columns, not the rows. Keep the dimension: keepdim=True."
+)
+
+
+def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+    """Plain words for a wrong standardisation that matches no named mistake."""
+    means = got.mean(-1)
+    if (means.abs() > 1e-3).any():
+        row = int((means.abs() > 1e-3).nonzero()[0])
+        return f"row {row} has mean {fmt(means[row])}; after standardising by row every row's mean is 0."
+    var = got.var(-1, unbiased=False)
+    if ((var - 1).abs() > 1e-3).any():
+        row = int(((var - 1).abs() > 1e-3).nonzero()[0])
+        return (
+            f"row {row} has variance {fmt_apart(var[row], 1)[0]}; after standardising by row every row's variance "
+            "is 1."
+        )
+    return None
+
+
+EXERCISES += (
+    Exercise(
+        name="standardise_rows",
+        reference=layer_norm,
+        cases=((FEATURES,), (FEATURES_3x6,)),
+        explain=explain_standardised,
+        mistakes=(
+            Mistake(
+                "by_column",
+                lambda x: standardise(x, 0),
+                "your columns have mean 0, not your rows: you standardised across samples (x.mean(0)), "
+                "which is what BatchNorm does. LayerNorm works across each row's features: x.mean(-1).",
+            ),
+            Mistake(
+                "unbiased_variance",
+                lambda x: standardise(x, -1, unbiased=True),
+                "close, but torch.var and torch.std divide by C − 1 by default. LayerNorm divides by C: "
+                "pass unbiased=False (or correction=0).",
+            ),
+            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, True, True), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, True, False), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, False, True), KEEPDIM_HINT),
+            Mistake(
+                "as_a_whole",
+                lambda x: standardise(x),
+                "you standardised the matrix as a whole (one mean for everything). Give each row its own mean "
+                "and variance: mean(-1, keepdim=True).",
+            ),
+            Mistake(
+                "only_centred",
+                lambda x: x - x.mean(-1, keepdim=True),
+                "each row now has mean 0, but not variance 1: divide by the square root of the row's variance (+ eps).",
+            ),
+            Mistake(
+                "not_centred",
+                lambda x: x / torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + EPS),
+                "you divided by the standard deviation but did not subtract each row's mean first.",
+            ),
+        ),
+    ),
+)

@@ -1,4 +1,5 @@
-"""Notebook 05: query and key. Type a word and see its (T, T) scores q · k and the weights they give."""
+"""Notebook 05's own helpers (query and key): type a word and see its (T, T) scores q · k and the weights they give;
+the exercise, the scores line q @ kᵀ for a batch."""
 
 import torch
 import torch.nn.functional as F
@@ -6,8 +7,9 @@ from matplotlib.figure import Figure
 
 from ..attention import future_mask
 from ..data import VOCAB_SIZE
-from ..plots import show_wei_stages
-from .core import fmt_row, parse_word, report, show
+from ..exercises import Exercise, Mistake
+from ..plots import Panel, show_wei_stages
+from .core import explorer, fmt_row, parse_word, report, show
 
 BLOCK_SIZE = 8
 N_EMBD = 16
@@ -41,10 +43,17 @@ def word_scores(indices: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.T
     return raw, masked, F.softmax(masked, dim=-1)
 
 
+@explorer(refuses=[
+    ({"word": ""}, "is empty"),
+    ({"word": "th#u"}, "'#'"),
+    ({"word": "a" * (BLOCK_SIZE + 1)}, f"keep it to {BLOCK_SIZE} or fewer"),
+    ({"word": 3}, "not text"),
+])
 def explore_word_scores(word: str = "thou"):
     """Print and draw a word's raw scores, masked scores and weights under fixed random W_q and W_k.
 
-    Returns the (T, T) weights (a CPU tensor), or None after printing one sentence about unusable input.
+    Returns {'raw', 'masked', 'wei'}, the three (T, T) stages (CPU tensors), or None after printing one sentence
+    about unusable input.
     """
     indices, problem = parse_word(word, BLOCK_SIZE, example="thou")
     if problem:
@@ -55,7 +64,7 @@ def explore_word_scores(word: str = "thou"):
     print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")
     print(f"                     and shares out weights: {fmt_row(wei[-1])}")
     draw_stages(word, raw, masked, wei)
-    return wei
+    return {"raw": raw, "masked": masked, "wei": wei}
 
 
 def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.Tensor) -> None:
@@ -63,6 +72,55 @@ def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.T
 
     The two score panels share one colour scale; the weights panel has the fixed 0–1 scale.
     """
-    panels = [(raw, "raw", "wei — raw scores q · k"), (masked, "masked"), (wei, "softmax")]
+    panels = [Panel(raw, "raw", "wei — raw scores q · k"), Panel(masked, "masked"), Panel(wei, "softmax")]
     fig = show_wei_stages(panels, labels=word, axis_names="qk", fig=Figure())
     show(fig, fig.get_label())
+
+
+# ---- Your turn: the scores line, q @ kᵀ, for a batch of sequences ----------------------------------------------------
+
+
+def _cases() -> tuple:
+    """(q, k) pairs of shape (B, T, head_size): (2, 4, 3) and (3, 7, 5), so T ≠ head_size."""
+    g = torch.Generator().manual_seed(5)
+    return tuple((torch.randn(B, T, hs, generator=g), torch.randn(B, T, hs, generator=g)) for B, T, hs in
+                 ((2, 4, 3), (3, 7, 5)))
+
+
+def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    return q @ k.transpose(-2, -1)
+
+
+EXERCISES = (
+    Exercise(
+        name="attention_scores",
+        reference=_scores,
+        cases=_cases(),
+        mistakes=(
+            Mistake(
+                "no_transpose",
+                lambda q, k: q @ k,
+                "the matmul raised a shape error: q's last dimension (head_size) must meet k's head_size, so swap "
+                "k's last two dimensions with k.transpose(-2, -1). Leave the batch alone: k.T or k.transpose(0, 1) "
+                "move it.",
+            ),
+            Mistake(
+                "asker_in_columns",
+                lambda q, k: k @ q.transpose(-2, -1),
+                "you computed k @ qᵀ, the transpose of the answer: rows must be the position asking (its query), "
+                "columns the position asked (its key). Use q @ k.transpose(-2, -1).",
+            ),
+            Mistake(
+                "scaled_early",
+                lambda q, k: q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5,
+                "your scores are scaled by 1/√head_size: that comes later (notebook 07). Return q @ kᵀ alone.",
+            ),
+            Mistake(
+                "transposed_q",
+                lambda q, k: q.transpose(-2, -1) @ k,
+                "your result is (B, head_size, head_size): you transposed q instead of k. The scores are (B, T, T), "
+                "q @ k.transpose(-2, -1).",
+            ),
+        ),
+    ),
+)

@@ -1,4 +1,5 @@
-"""Notebook 06 (value): edit the value weight and watch `wei` stay put; type a word and watch `wei` change.
+"""Notebook 06's own helpers (value): edit the value weight and watch `wei` stay put; type a word and watch `wei`
+change; the exercise, one head by hand.
 
 Both explorers use the notebook's hand-set example: one-hot characters over a five-letter alphabet,
 and query, key and value weights whose h, o, u columns are the ones worked through by hand.
@@ -8,10 +9,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..attention import weights_and_output
+from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
+from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import fmt_row, new_figure, parse_numbers, parse_word, report, show
+from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8
@@ -41,13 +43,19 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
     right.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
     right.set_ylim(min(0.0, float(out.min()) - 1), max(13.0, float(out.max()) + 3))
     right.axhline(0, color="grey", linewidth=0.8)
-    right.set_title(title, fontsize=10)
+    right.set_title(title)
     right.set_xlabel("position: character")
-    right.legend(fontsize=8, loc="upper left", ncol=2)
+    right.legend(loc="upper left", ncol=2)
     fig.tight_layout()
     show(fig, f"Heatmap of wei for {word!r} beside bar charts of out, two bars per position: {title}.")
 
 
+@explorer(refuses=[
+    ({"value_weight": "1, 2, 3"}, "type 6"),
+    ({"value_weight": "1, 2, 3, 4, 5, 6, 7"}, "at most 6"),
+    ({"value_weight": "1, 2, x, 4, 5, 6"}, "not a number"),
+    ({"value_weight": None}, "There are no numbers"),
+])
 def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     """`hou` with a typed 2×3 value weight (six numbers, row by row): print and draw `wei` and `out`.
 
@@ -74,6 +82,13 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     return {"wei": wei, "out": out}
 
 
+@explorer(refuses=[
+    ({"word": ""}, "empty"),
+    ({"word": "youyouyou"}, "9 characters"),
+    ({"word": "yax"}, "only knows the letters"),
+    ({"word": "é"}, "'é'"),
+    ({"word": 3}, "not text"),
+])
 def explore_word(word: str = "you"):
     """A word over h, o, u, y, t with the fixed weights: print and draw its `wei` and `out`.
 
@@ -96,3 +111,82 @@ def explore_word(word: str = "you"):
         print(f"{t}:{ch}  wei {fmt_row(wei[t, : t + 1])}   out {fmt_row(out[t])}")
     draw(word, wei, out, f"out for {word!r}")
     return {"wei": wei, "out": out}
+
+
+# ---- Your turn: one causal self-attention head by hand (no scale yet), blending v, not x -----------------------------
+
+
+def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0):
+    """wei from x and the query and key weights (nn.Linear layout), with one knob per known mistake."""
+    q, k = x @ w_q.T, x @ w_k.T
+    scores = (k @ q.transpose(-2, -1) if swap else q @ k.transpose(-2, -1)) * scale
+    if mask:
+        scores = scores.masked_fill(future_mask(x.shape[-2]), float("-inf"))
+    return F.softmax(scores, dim=dim)
+
+
+def _attend(x, w_q, w_k, w_v):
+    return _weights(x, w_q, w_k) @ (x @ w_v.T)
+
+
+def _case(seed: int, shape: tuple, head_size: int) -> tuple:
+    """Seeded x of `shape` (…, T, C) and three (head_size, C) weights."""
+    g = torch.Generator().manual_seed(seed)
+    C = shape[-1]
+    return (torch.randn(shape, generator=g), *(torch.randn(head_size, C, generator=g) for _ in range(3)))
+
+
+HOU = (
+    torch.eye(3),
+    torch.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, 0.5]]),
+    torch.tensor([[2.0, 0.0, 1.0], [0.0, 1.0, 1.0]]),
+    torch.tensor([[10.0, 0.0, 5.0], [0.0, 10.0, 5.0]]),
+)
+
+EXERCISES = (
+    Exercise(
+        name="attend",
+        reference=_attend,
+        # The random (6, 5) case comes first: with hou's one-hot x = eye(3), wei @ x is wei itself, so
+        # returning wei and blending x could not be told apart there.
+        cases=(_case(6, (6, 5), 4), HOU, _case(7, (2, 5, 4), 3)),
+        mistakes=(
+            Mistake(
+                "returned_wei",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k),
+                "you returned the weights wei, of shape (T, T): the head's output is what they blend, "
+                "wei @ v with v = x @ w_v.T, of shape (T, head_size).",
+            ),
+            Mistake(
+                "blended_x",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k) @ x,
+                "you blended x itself, as scheme three did: the weights should mix each position's value "
+                "v = x @ w_v.T, so the last line is wei @ v.",
+            ),
+            Mistake(
+                "forgot_mask",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=False) @ (x @ w_v.T),
+                "every position also blends in its future: mask the scores above the diagonal with "
+                "float('-inf') before the softmax.",
+            ),
+            Mistake(
+                "softmax_wrong_dim",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, dim=-2) @ (x @ w_v.T),
+                "your softmax ran down the columns: each row (one position looking) must share out its "
+                "attention, so use softmax(..., dim=-1).",
+            ),
+            Mistake(
+                "swapped_q_and_k",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, swap=True) @ (x @ w_v.T),
+                "your scores are k @ qᵀ, the transpose of q @ kᵀ: row t must hold query t dotted with "
+                "every key, so compute q @ k.transpose(-2, -1).",
+            ),
+            Mistake(
+                "scaled_too_early",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=w_k.shape[0] ** -0.5) @ (x @ w_v.T),
+                "you divided the scores by √head_size: that is the next notebook's step. Here the scores "
+                "go into the softmax as they are.",
+            ),
+        ),
+    ),
+)

@@ -1,10 +1,12 @@
-"""Notebook 07 (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or stay calm."""
+"""Notebook 07's own helpers (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or
+stay calm; the exercise, the scaled scores."""
 
 import torch
 
 from ..attention import causal_softmax
+from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import fmt_row, new_figure, quote, report, show
+from .core import explorer, fmt_row, new_figure, quote, report, show
 
 TEXT = "thou art"  # the characters on the axes; the q and k are random, as at initialisation
 HEAD_SIZES = (4, 16, 64, 256, 1024)
@@ -21,6 +23,13 @@ def scores(q: torch.Tensor, k: torch.Tensor, scaled: bool) -> torch.Tensor:
     return q @ k.transpose(-2, -1) * (q.shape[-1] ** -0.5 if scaled else 1.0)
 
 
+@explorer(refuses=[
+    ({"head_size": 0}, "at least 1"),
+    ({"head_size": 2.5}, "whole number"),
+    ({"head_size": True}, "whole number"),
+    ({"head_size": 10_000}, "4096 or less"),
+    ({"scaled": "yes"}, "yes/no"),
+])
 def explore_scaling(head_size: int = 256, scaled: bool = False):
     """Random q, k of `head_size` for the characters of TEXT: print each row's largest weight, draw `wei`.
 
@@ -51,3 +60,57 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
     show(fig, f"Heatmap of the softmax weights wei for {TEXT!r} from random queries and keys of head size {head_size}, "
               f"{'scaled' if scaled else 'not scaled'} by 1/√dₖ: each row's largest weight averages {mean_max:.2f}.")
     return {"wei": wei, "max_weight": max_weight, "mean_max_weight": mean_max}
+
+
+# ---- Your turn: the scaled scores q kᵀ / √head_size ------------------------------------------------------------------
+
+
+def _scaled(q, k, scale):
+    return q @ k.transpose(-2, -1) * scale
+
+
+def _case(seed: int, shape: tuple) -> tuple:
+    """Seeded q and k of `shape` (…, T, head_size), with T ≠ head_size so every mistake shows."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=g), torch.randn(shape, generator=g)
+
+
+EXERCISES = (
+    Exercise(
+        name="scaled_scores",
+        reference=lambda q, k: _scaled(q, k, k.shape[-1] ** -0.5),
+        cases=(_case(7, (5, 4)), _case(8, (2, 6, 16))),
+        mistakes=(
+            Mistake(
+                "forgot_scale",
+                lambda q, k: _scaled(q, k, 1.0),
+                "these are the raw scores q @ kᵀ: multiply them by head_size ** -0.5 so their variance is "
+                "about 1 instead of about head_size.",
+            ),
+            Mistake(
+                "scaled_by_d",
+                lambda q, k: _scaled(q, k, 1 / k.shape[-1]),
+                "you divided by head_size itself: the variance grows like head_size, so the standard deviation "
+                "grows like √head_size; divide by the square root, head_size ** 0.5.",
+            ),
+            Mistake(
+                "scaled_by_sqrt_T",
+                lambda q, k: _scaled(q, k, q.shape[-2] ** -0.5),
+                "you divided by √T, the number of positions: the variance comes from the head_size terms "
+                "of each dot product, so divide by √head_size (k.shape[-1]).",
+            ),
+            Mistake(
+                "transposed_batch_dim",
+                lambda q, k: q @ k.transpose(0, 1) * k.shape[-1] ** -0.5,
+                "transpose(0, 1) swaps the batch and time dimensions once a batch is added: use "
+                "k.transpose(-2, -1), which always swaps the last two.",
+            ),
+            Mistake(
+                "no_transpose",
+                lambda q, k: q @ k * k.shape[-1] ** -0.5,
+                "q @ k does not line up: each score is a query dotted with a key, so transpose the key's last "
+                "two dimensions first, k.transpose(-2, -1).",
+            ),
+        ),
+    ),
+)

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import draw_graph, graph_edges, show_wei
-from .core import fmt_row, new_figure, parse_word, quote, report, show
+from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
@@ -27,10 +27,19 @@ def demo_weights(idx: list[int], causal: bool = True) -> torch.Tensor:
     return causal_softmax(scores) if causal else F.softmax(scores, dim=-1)
 
 
+@explorer(refuses=[
+    ({"word": ""}, "empty"),
+    ({"word": "x" * (BLOCK_SIZE + 1)}, f"keep it to {BLOCK_SIZE} or fewer"),
+    ({"word": "thé"}, "never uses"),
+    ({"word": 7}, "text"),
+    ({"causal": "False"}, "yes/no switch"),
+    ({"causal": None}, "yes/no switch"),
+])
 def explore_mask(word: str = EXAMPLE, causal: bool = True):
     """Draw the demo head's `wei` for a typed word as a heatmap and a graph, with the causal mask on or off.
 
-    Returns the (T, T) weights on the CPU, or None after one sentence about unusable input.
+    Returns {'wei': the (T, T) weights on the CPU, 'drawn': how many arrows the graph draws}, or None after one
+    sentence about unusable input.
     """
     idx, problem = parse_word(word, BLOCK_SIZE, "word", EXAMPLE)
     if problem is None and not isinstance(causal, bool):
@@ -41,7 +50,8 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
         return None
     wei = demo_weights(idx, causal)
     kind = "decoder: causal mask on" if causal else "encoder: no mask"
-    fig, (left, right) = new_figure((10, 4.2), 1, 2, width_ratios=[1, 1.5])
+    # cells of 0.43 in or more, so the numbers written in them are 12 pt (16 px on a 1280×720 slide)
+    fig, (left, right) = new_figure((10, 5.0), 1, 2, width_ratios=[1.3, 1])
     show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
     draw_graph(wei, word, ax=right, title="the same weights as a graph", per_row=ARROWS_PER_POSITION)
     fig.tight_layout()
@@ -52,4 +62,4 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
     print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws each position's "
           f"{ARROWS_PER_POSITION} strongest: {drawn} arrows, loops included")
-    return wei
+    return {"wei": wei, "drawn": drawn}

@@ -1,9 +1,10 @@
-"""Notebook 10's exercise: the multi-head forward, from each head's weight matrices to the projection."""
+"""Notebook 10's own helpers (several heads, then feed-forward): the exercise, the multi-head forward, from each
+head's weight matrices to the projection."""
 
 import torch
 import torch.nn.functional as F
 
-from .core import Exercise, Mistake, declare
+from ..exercises import Exercise, Mistake
 
 
 def _heads(x, wq, wk, wv, scale, mask=True):
@@ -50,7 +51,7 @@ def _case(seed: int, shape: tuple, n_head: int) -> tuple:
     return (torch.randn(shape, generator=g), *weights, _projection(torch.randn(C, C, generator=g) * C**-0.5, shape[-2]))
 
 
-declare(
+EXERCISES = (
     Exercise(
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
@@ -87,5 +88,5 @@ declare(
                 "the softmax, as in notebook 03.",
             ),
         ),
-    )
+    ),
 )

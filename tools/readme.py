@@ -1,0 +1,96 @@
+"""The README's two generated tables, made from each notebook's own metadata (`course` in the notebook's metadata).
+
+    "course": {"name": "bigram baseline", "summary": "what you will see", "bench_target_s": 20}
+
+`make stamp` writes the notebook table (name, summary, Colab badge); `make bench` writes the timing table (the
+measured seconds against `bench_target_s`, DEFAULT_TARGET_S when a notebook does not set it). Each table sits
+between a pair of markers in README.md, and tests/test_notebooks.py fails when either drifts from what its
+command would write.
+"""
+
+import re
+from pathlib import Path
+
+from helpers.course import colab_url
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+DEFAULT_TARGET_S = 15  # seconds a notebook may take under nbval on a 2-core machine, unless its metadata says
+NOTEBOOK_TABLE = "notebook table"  # the markers' names: <!-- notebook table: ... --> and <!-- end of notebook table -->
+TIMING_TABLE = "timing table"
+
+
+class MissingMetadata(ValueError):
+    """A notebook lacks what the README's tables are made from."""
+
+
+def course_metadata(nb, name: str) -> dict:
+    """The notebook's `course` metadata, checked: a non-empty name and summary, and a positive target if set."""
+    meta = nb.metadata.get("course", {})
+    missing = [key for key in ("name", "summary") if not isinstance(meta.get(key), str) or not meta[key].strip()]
+    if missing:
+        raise MissingMetadata(f"notebooks/{name} has no {' or '.join(missing)} in its metadata: add "
+                              '"course": {"name": "...", "summary": "..."} (the README\'s notebook table is made '
+                              "from them), then run `make stamp`.")
+    target = meta.get("bench_target_s", DEFAULT_TARGET_S)
+    if isinstance(target, bool) or not isinstance(target, int | float) or target <= 0:
+        raise MissingMetadata(f"notebooks/{name}: course.bench_target_s must be a positive number of seconds, not "
+                              f"{target!r}.")
+    return {**meta, "bench_target_s": target}
+
+
+def badge(name: str) -> str:
+    """An Open-in-Colab badge for notebook `name`, in markdown."""
+    return f"[![Open In Colab]({BADGE_IMAGE})]({colab_url(name)})"
+
+
+def notebook_table(notebooks) -> str:
+    """The README's notebook table, from (file name, notebook) pairs in order."""
+    rows = ["| # | notebook | what you will see | open |", "|---|---|---|---|"]
+    for name, nb in notebooks:
+        meta = course_metadata(nb, name)
+        rows.append(f"| {name[:2]} | [{meta['name']}](notebooks/{name}) | {meta['summary']} | {badge(name)} |")
+    return "\n".join(rows)
+
+
+def timing_table(notebooks, seconds: dict[str, float]) -> str:
+    """The README's timing table, from (file name, notebook) pairs in order and the seconds measured for each."""
+    rows = ["| notebook | seconds | target |", "|---|---:|---:|"]
+    for name, nb in notebooks:
+        meta = course_metadata(nb, name)
+        rows.append(f"| {name[:2]} {meta['name']} | {seconds[name]:.1f} | {meta['bench_target_s']:g} |")
+    return "\n".join(rows)
+
+
+def block(marker: str) -> re.Pattern:
+    """The table between `<!-- {marker}: ... -->` and `<!-- end of {marker} -->`, the markers kept."""
+    return re.compile(rf"(<!-- {marker}: [^\n]*-->\n)(.*?)(\n<!-- end of {marker} -->)", re.DOTALL)
+
+
+def read_block(text: str, marker: str) -> str:
+    """The current text of the README's table named `marker`."""
+    found = block(marker).search(text)
+    if found is None:
+        raise MissingMetadata(f"README.md has no <!-- {marker}: ... --> and <!-- end of {marker} --> markers: put "
+                              "them back around the table.")
+    return found[2]
+
+
+def replace_block(text: str, marker: str, table: str) -> str:
+    """`text` with the table named `marker` replaced by `table`."""
+    read_block(text, marker)
+    return block(marker).sub(lambda m: m[1] + table + m[3], text, count=1)
+
+
+def recorded_seconds(text: str) -> dict[str, float]:
+    """The seconds the README's timing table records, by notebook number ("00")."""
+    rows = re.findall(r"^\| (\d\d) [^|]*\| ([0-9.]+) \|", read_block(text, TIMING_TABLE), re.MULTILINE)
+    return {number: float(value) for number, value in rows}
+
+
+def write(text: str, readme: Path = README) -> bool:
+    """Write `text` into `readme` if it differs; return whether it did."""
+    changed = readme.read_text(encoding="utf-8") != text
+    if changed:
+        readme.write_text(text, encoding="utf-8")
+    return changed
