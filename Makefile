@@ -27,7 +27,7 @@ COLAB_INSTALLED := $(COLAB_VENV)/.installed
 # Extra options for `make colab-check`: notebook names, e.g. make colab-check COLAB_ARGS=00_bigram_baseline.ipynb
 COLAB_ARGS ?=
 
-.PHONY: setup lab test test-slow check headless-check execute stamp data lint bench gpu-check gpu-wheels slides html \
+.PHONY: setup lab test test-slow check headless-check execute stamp data lint bench gpu-check gpu-train gpu-wheels slides html \
   check-slides colab-check clean help
 
 help:
@@ -43,6 +43,7 @@ help:
 	@echo "make lint     check the code style of helpers/, tests/, tools/ and the notebooks"
 	@echo "make bench    time each notebook under nbval, print a table and write it into the README"
 	@echo "make gpu-check  run every notebook on a CUDA GPU and print a table (lists them when no GPU)"
+	@echo "make gpu-train  train notebook 11's model at its large size on a CUDA GPU; print validation loss and time"
 	@echo "make gpu-wheels download into .whl/ the wheels gpu-check needs on a GPU machine without internet"
 	@echo "make slides   write one offline reveal.js deck per notebook into build/slides/"
 	@echo "make html     write the static course site (pages, index, decks) into build/site/"
@@ -110,6 +111,11 @@ gpu-check:
 	  $(GPU_PYTHON) -m tools.gpu_check --install-wheels $(WHEELS) "$(GPU_SITE)" || exit $$?; \
 	fi; \
 	$(GPU_PYTHON) -m tools.gpu_check $(GPU_ARGS)
+
+# Notebook 11's Transformer at the large size (10.8 M weights, block 256): minutes on a GPU, hours on a CPU, so
+# never part of `make test` or CI. The machine's own Python and CUDA torch, as for gpu-check.
+gpu-train:
+	@export PYTHONPATH="$(GPU_SITE)$${PYTHONPATH:+:$$PYTHONPATH}"; $(GPU_PYTHON) -m helpers.scaled $(GPU_TRAIN_ARGS)
 
 gpu-wheels:
 	$(GPU_PYTHON) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \

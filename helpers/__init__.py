@@ -7,6 +7,16 @@ models, training, the checkers and explorers, and the pictures and diffs. Corpus
 
 from .attention import Head, attend_qk, attend_qkv, attend_scaled, attention_weights, causal_softmax
 from .averaging import average_loop, average_matmul, average_softmax
+from .blocks import (
+    Block,
+    FeedForward,
+    FeedForwardModel,
+    LayerNormModel,
+    MultiHeadAttention,
+    MultiHeadModel,
+    ResidualModel,
+    TransformerModel,
+)
 from .diffing import changed_lines, show_diff, show_journey, show_source
 from .exercises import check
 from .explorers import explore
@@ -17,7 +27,8 @@ from .models import (
     PositionalBigramModel,
     SplitBigramModel,
     count_parameters,
+    counted_bigram,
 )
 from .plots import draw_graph, plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything
-from .training import cpu_threads, estimate_loss, token_losses, train
+from .training import cpu_threads, estimate_loss, token_losses, train, train_and_measure

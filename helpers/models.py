@@ -146,3 +146,13 @@ class OneHeadModel(CharLanguageModel):
         x = self.sa_head(x)  # (B, T, head_size)
         logits = self.lm_head(x)  # (B, T, V)
         return logits, self.loss_for(logits, targets)
+
+
+def counted_bigram(data: torch.Tensor, vocab_size: int = VOCAB_SIZE) -> BigramLanguageModel:
+    """Notebook 09's count-based bigram, filled from the pairs in `data`: log next-character frequencies, +1 each."""
+    counts = torch.ones(vocab_size, vocab_size)  # +1 smoothing: no pair gets probability 0
+    counts.index_put_((data[:-1], data[1:]), torch.ones(len(data) - 1), accumulate=True)
+    model = BigramLanguageModel(vocab_size)
+    with torch.no_grad():
+        model.token_embedding_table.weight.copy_(counts.log() - counts.sum(1, keepdim=True).log())
+    return model.eval()

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from .data import check_positive_int, consecutive_chunks, get_batch
+from .runtime import pick_device, seed_everything
 
 
 class TrainingError(RuntimeError):
@@ -87,12 +88,14 @@ def train(
     eval_iters: int = 200,
     verbose: bool = True,
     generator=None,
+    lr_min: float | None = None,
 ) -> list[dict]:
     """Train with AdamW, printing train/val loss every `eval_interval` steps and at the end.
 
     Each batch holds `batch_size` chunks of `model.block_size` characters, on the model's device.
     Pass a seeded `torch.Generator` as `generator` to make the sampled batches repeatable. A NaN or infinite
-    training loss stops training with a TrainingError. Returns the history: one
+    training loss stops training with a TrainingError. With `lr_min`, the learning rate falls from `lr` to
+    `lr_min` over the steps along half a cosine (PyTorch's CosineAnnealingLR). Returns the history: one
     {'step', 'train', 'val'} dict per evaluation.
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
@@ -101,6 +104,7 @@ def train(
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
     device = model_device(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    schedule = None if lr_min is None else torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps, lr_min)
     splits = {"train": train_data, "val": val_data}
     history = []
     for step in range(steps + 1):
@@ -117,6 +121,8 @@ def train(
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        if schedule is not None:
+            schedule.step()
     return history
 
 
@@ -134,3 +140,18 @@ def cpu_threads(n: int):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def train_and_measure(make, train_data, val_data, steps=2000, lr=1e-2, decay=True, seed=1337):
+    """Notebooks 10 and 11's one recipe: build `make()` from a fixed seed, train it, measure it on all of val_data.
+
+    Batch 64; AdamW at `lr`, which (with `decay`) falls to lr / 10 along a cosine. Returns (the trained
+    model, in eval mode, on the course's device; its loss on the whole validation text, by token_losses).
+    """
+    seed_everything(seed)
+    model = make().to(pick_device(verbose=False))
+    with cpu_threads(1):  # one CPU thread for the training only, as in notebook 09
+        train(model, train_data, val_data, steps=steps, lr=lr, lr_min=lr / 10 if decay else None, batch_size=64,
+              eval_interval=500, eval_iters=20, verbose=False)
+    model.eval()
+    return model, token_losses(model, val_data).mean().item()

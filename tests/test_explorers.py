@@ -21,9 +21,10 @@ import torch
 
 from helpers.attention import attend_qkv, causal_softmax
 from helpers.averaging import average_loop
+from helpers.blocks import TransformerModel
 from helpers.data import encode
 from helpers.examples import similarity_blend, similarity_weights
-from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, notebook_modules
+from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11, notebook_modules
 from tools.notebooks import NOTEBOOK_DIR, notebook_paths
 
 MODULES = notebook_modules()
@@ -398,6 +399,41 @@ def test_the_demo_head_is_fixed_and_leaves_the_global_random_state_alone():
     torch.manual_seed(0)
     first = nb08.demo_weights(encode("thou"))
     assert torch.equal(torch.rand(3), before) and torch.equal(nb08.demo_weights(encode("thou")), first)
+
+
+# --- 11: any layer, any head of a TransformerModel -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_block_model():
+    torch.manual_seed(0)
+    return TransformerModel(n_layer=2).eval()
+
+
+def test_each_layer_and_head_gives_causal_row_stochastic_weights(two_block_model, capsys):
+    for layer in range(2):
+        for head in range(4):
+            wei = nb11.explore_layers("thou art", layer, head, model=two_block_model)["wei"]
+            assert wei.shape == (8, 8) and (wei.triu(1) == 0).all()
+            torch.testing.assert_close(wei.sum(-1), torch.ones(8))
+    assert "layer 1, head 3" in capsys.readouterr().out
+
+
+def test_layers_read_different_inputs(two_block_model):
+    first = nb11.layer_weights(two_block_model, encode("thou art"), 0)
+    second = nb11.layer_weights(two_block_model, encode("thou art"), 1)
+    assert first.shape == second.shape == (4, 8, 8) and not torch.allclose(first, second)
+
+
+def test_the_range_refused_follows_the_model_handed_over(two_block_model, capsys):
+    assert nb11.explore_layers("thou", 2, 0, model=two_block_model) is None
+    assert "layer is a whole number from 0 to 1" in capsys.readouterr().out
+
+
+def test_the_default_model_leaves_the_global_random_state_alone():
+    state = torch.random.get_rng_state()
+    nb11.untrained_model()
+    assert torch.equal(torch.random.get_rng_state(), state)
 
 
 # --- with real ipywidgets controls, as the notebooks build them -------------------------------------------------------

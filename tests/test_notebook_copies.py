@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import attention, averaging, examples, models, training
+from helpers import attention, averaging, blocks, examples, models, training
 from tools.notebooks import notebook_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +37,14 @@ COPIES = {
     "07": {"attend_scaled": attention, "Head": attention},
     "08": {"demo_head": examples},
     "09": {"OneHeadModel": models, "token_losses": training},
+    "10": {
+        "train_and_measure": training,
+        "MultiHeadAttention": blocks,
+        "MultiHeadModel": blocks,
+        "FeedForward": blocks,
+        "FeedForwardModel": blocks,
+    },
+    "11": {"ResidualModel": blocks, "LayerNormModel": blocks, "Block": blocks, "TransformerModel": blocks},
 }
 PAIRS = [(number, name, module) for number, names in COPIES.items() for name, module in names.items()]
 
@@ -189,7 +197,7 @@ def test_every_scale_is_spelled_as_times_head_size_to_the_minus_half():
                 pytest.fail(f"{where} spells the scale another way: {line.strip()}")
             if SCALE.search(line):
                 scaled[where] = line.strip()
-    assert set(scaled) == {"helpers.attention.attend_scaled", "solutions/nb07.py"}, scaled
+    assert set(scaled) == {"helpers.attention.attend_scaled", "solutions/nb07.py", "solutions/nb10.py"}, scaled
 
 
 def test_every_mask_is_spelled_with_the_lower_triangle_and_minus_infinity():

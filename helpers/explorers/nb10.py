@@ -1,0 +1,92 @@
+"""Notebook 10's own helpers (several heads, then feed-forward): the exercise, the multi-head forward, from each
+head's weight matrices to the projection."""
+
+import torch
+import torch.nn.functional as F
+
+from ..exercises import Exercise, Mistake
+
+
+def _heads(x, wq, wk, wv, scale, mask=True):
+    """Each head's output, (…, T, head_size), with the scores multiplied by `scale`."""
+    T = x.shape[-2]
+    tril = torch.tril(torch.ones(T, T))
+    outs = []
+    for h in range(wq.shape[0]):
+        wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
+        if mask:
+            wei = wei.masked_fill(tril == 0, float("-inf"))
+        outs.append(F.softmax(wei, dim=-1) @ (x @ wv[h]))
+    return outs
+
+
+def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask=True, project=True):
+    """The multi-head forward, or one of its slips (concatenation dimension, scale, mask, projection)."""
+    scale = wq.shape[-1] ** -0.5 if scale is None else scale
+    out = torch.cat(_heads(x, wq, wk, wv, scale, mask), dim=dim)
+    return proj(out) if project else out
+
+
+def _projection(wp: torch.Tensor, T: int):
+    """The output projection as a function (a learner's call cannot change it): (…, T, C) → (…, T, C) through wp."""
+
+    def proj(out):
+        """The output projection: the heads' concatenation, (…, T, n_head · head_size), times a (C, C) matrix."""
+        if out.shape[-2:] != (T, wp.shape[0]):
+            raise ValueError(
+                f"proj reads (…, {T}, {wp.shape[0]}) tensors (T = {T} positions of n_head · head_size numbers), "
+                f"not one of shape {tuple(out.shape)}."
+            )
+        return out @ wp
+
+    return proj
+
+
+def _case(seed: int, shape: tuple, n_head: int) -> tuple:
+    """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj."""
+    g = torch.Generator().manual_seed(seed)
+    C = shape[-1]
+    hs = C // n_head
+    weights = [torch.randn(n_head, C, hs, generator=g) * C**-0.5 for _ in range(3)]
+    return (torch.randn(shape, generator=g), *weights, _projection(torch.randn(C, C, generator=g) * C**-0.5, shape[-2]))
+
+
+EXERCISES = (
+    Exercise(
+        name="multi_head",
+        reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
+        cases=(_case(10, (2, 6, 16), 4), _case(11, (3, 5, 12), 3)),
+        mistakes=(
+            Mistake(
+                "concatenated_along_time",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, dim=-2),
+                "you concatenated the heads along the time dimension, so the sequence got n_head times longer: "
+                "put the heads side by side along the last dimension, torch.cat(outs, dim=-1).",
+            ),
+            Mistake(
+                "concatenated_along_batch",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, dim=0),
+                "you concatenated the heads along the batch dimension (dim=0), so each head became extra "
+                "sequences: put them side by side along the last dimension, torch.cat(outs, dim=-1).",
+            ),
+            Mistake(
+                "forgot_projection",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, project=False),
+                "the heads are concatenated correctly, but the projection is missing: return "
+                "proj(torch.cat(outs, dim=-1)).",
+            ),
+            Mistake(
+                "scaled_by_n_embd",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=x.shape[-1] ** -0.5),
+                "you scaled the scores by 1/√n_embd (x.shape[-1]): each score is a dot product of head_size "
+                "numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
+            ),
+            Mistake(
+                "forgot_mask",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask=False),
+                "every position reads its future: mask each head's scores above the diagonal with −∞ before "
+                "the softmax, as in notebook 03.",
+            ),
+        ),
+    ),
+)
