@@ -55,11 +55,18 @@ def spread_table(seeds, recipes=RECIPES, out=print) -> dict:
     return losses
 
 
-def main(argv) -> int:
+def parse_seeds(argv, command: str, default=SEEDS) -> list[int] | None:
+    """The seeds named on the command line (`default` when none), or None after one sentence on bad input."""
     try:
-        seeds = [int(a) for a in argv] or list(SEEDS)
+        return [int(a) for a in argv] or list(default)
     except ValueError:
-        print(f"Seeds are whole numbers, e.g. python -m helpers.seed_spread 1337 7, not {' '.join(argv)!r}.")
+        print(f"Seeds are whole numbers, e.g. python -m {command} 1337 7, not {' '.join(argv)!r}.")
+        return None
+
+
+def main(argv) -> int:
+    seeds = parse_seeds(argv, "helpers.seed_spread")
+    if seeds is None:
         return 2
     spread_table(seeds)
     return 0

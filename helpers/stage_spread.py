@@ -15,6 +15,7 @@ import torch
 from .blocks import FeedForwardModel, LayerNormModel, MultiHeadModel, ResidualModel, TransformerModel
 from .data import encode, load_text, train_val_split
 from .models import OneHeadModel
+from .seed_spread import parse_seeds
 from .training import train_and_measure
 
 STAGES = {
@@ -29,10 +30,8 @@ SEEDS = (1337, 1338, 1339)
 
 
 def main(argv) -> int:
-    try:
-        seeds = [int(a) for a in argv] or list(SEEDS)
-    except ValueError:
-        print(f"Seeds are whole numbers, e.g. python -m helpers.stage_spread 1337 7, not {' '.join(argv)!r}.")
+    seeds = parse_seeds(argv, "helpers.stage_spread", SEEDS)
+    if seeds is None:
         return 2
     train_data, val_data = train_val_split(torch.tensor(encode(load_text()), dtype=torch.long))
     for name, make in STAGES.items():

@@ -74,6 +74,22 @@ def copy_of_the_course(folder: Path) -> Path:
     return folder
 
 
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's headless Chromium, which the browser tests drive
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, started once per test module (tests/test_browser*.py skip where it is missing)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield

@@ -35,7 +35,7 @@ from tools.notebooks import ROOT, notebook_paths
 from tools.slides import apply_slide_types
 
 pytestmark = pytest.mark.slow  # a JupyterLab server and Chromium: minutes
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path("/usr/bin/chromium")  # as tests/conftest.py's browser fixture starts it
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 if not CHROMIUM.exists() and not IN_CI:
     pytest.skip(
@@ -43,15 +43,13 @@ if not CHROMIUM.exists() and not IN_CI:
         allow_module_level=True,
     )
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 NOTEBOOK = "01_bag_of_words.ipynb"  # it has a heatmap and an explorer with a text box
 TITLE = "01 · The bag of words"
 SCREENSHOTS = ROOT / "build" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 720}
 TOKEN = "browser-test-token"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
 WIDGET_MANAGER = "**/@jupyter-widgets/jupyterlab-manager/**"
 # An image in a notebook output (JupyterLab, nbconvert's lab template, or a reveal.js deck).
 OUTPUT_IMAGE = ".jp-OutputArea-output img"
@@ -409,13 +407,6 @@ def lab_settings(folder: Path) -> Path:
 
 
 # ----- fixtures ----------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -34,18 +34,16 @@ from tools.notebooks import NOTEBOOK_DIR, ROOT, is_setup_cell, notebook_client, 
 from tools.slides import apply_slide_types, picture_outputs
 
 pytestmark = pytest.mark.slow  # decks built and measured in Chromium
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path("/usr/bin/chromium")  # as tests/conftest.py's browser fixture starts it
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 if not CHROMIUM.exists() and not IN_CI:
     pytest.skip("headless Chromium is not installed (apt-get install chromium); CI installs it",
                 allow_module_level=True)
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from playwright.sync_api import expect  # noqa: E402
 
 from tests.test_browser import lab_settings, run_command  # noqa: E402
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
 STAGE = {"width": 1280, "height": 720}
 MIN_TEXT_PX = 16
 MIN_CONTRAST = 4.5
@@ -220,14 +218,6 @@ def figures_of(path: Path, nb) -> list[dict]:
         {"where": f"{path.name} cell {i}", "texts": cell.outputs[k].metadata.get("image/png", {}).get(TEXTS_KEY, [])}
         for i, cell in enumerate(nb.cells) for k in picture_outputs(cell)
     ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ The real recipes take minutes; a three-step recipe checks the plumbing.
 
 import pytest
 
-from helpers import seed_spread
+from helpers import seed_spread, stage_spread
 
 TINY = {"tiny": {"batch_size": 4, "lr": 1e-3, "steps": 3, "eval_interval": 3, "eval_iters": 1}}
 
@@ -25,6 +25,8 @@ def test_the_09_recipe_is_the_notebooks():
 
 
 @pytest.mark.parametrize("argv", [["one"], ["1.5"]])
-def test_a_seed_that_is_not_a_whole_number_gets_one_sentence(argv, capsys):
-    assert seed_spread.main(argv) == 2
-    assert "Seeds are whole numbers" in capsys.readouterr().out
+@pytest.mark.parametrize("module", [seed_spread, stage_spread])
+def test_a_seed_that_is_not_a_whole_number_gets_one_sentence(module, argv, capsys):
+    assert module.main(argv) == 2  # before training anything
+    out = capsys.readouterr().out
+    assert "Seeds are whole numbers" in out and f"python -m {module.__name__} 1337 7" in out
