@@ -57,6 +57,8 @@ class Head(nn.Module):
 
     def __init__(self, n_embd, head_size):
         super().__init__()
+        if head_size < 1:  # the scale line would divide by √0
+            raise ValueError(f"head_size must be at least 1 (numbers per query, key and value), not {head_size}.")
         self.key = nn.Linear(n_embd, head_size, bias=False)
         self.query = nn.Linear(n_embd, head_size, bias=False)
         self.value = nn.Linear(n_embd, head_size, bias=False)

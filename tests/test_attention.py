@@ -139,3 +139,10 @@ def test_causal_softmax_masks_exactly_the_future_and_keeps_the_dtype():
     torch.testing.assert_close(wei.sum(-1), torch.ones(3, 5))
     torch.testing.assert_close(wei[0, 2, :3], torch.softmax(scores[0, 2, :3], dim=-1))
     assert causal_softmax(scores.to(torch.float64)).dtype == torch.float64
+
+
+@pytest.mark.parametrize("head_size", [0, -3])
+def test_head_refuses_a_head_size_below_one_in_a_sentence(head_size):
+    """Head(16, 0) used to build and then fail inside forward with Python's ZeroDivisionError from the scale line."""
+    with pytest.raises(ValueError, match=r"head_size must be at least 1"):
+        Head(N_EMBD, head_size)
