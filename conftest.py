@@ -3,8 +3,31 @@
 One PyTorch thread per process: the suite runs two notebook kernels at once on two cores
 (pytest-xdist), and PyTorch's threads fighting over the cores made a training cell ten times
 slower. Kernels started by nbval inherit this.
+
+A notebook that trains for a minute (its `course.bench_target_s` above tools.readme.SLOW_NOTEBOOK_S) is marked slow,
+so `make test` stays under a minute and `make test-slow` re-executes it (CI runs both).
 """
 
 import os
+from functools import cache
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+@cache
+def is_slow_notebook(path: Path) -> bool:
+    """Whether the notebook at `path` is one of the long training runs (tools.readme.is_slow)."""
+    import nbformat
+
+    from tools.readme import is_slow
+
+    return is_slow(nbformat.read(path, as_version=4), path.name)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.suffix == ".ipynb" and is_slow_notebook(item.path):
+            item.add_marker(pytest.mark.slow)

@@ -268,3 +268,17 @@ def test_no_notebook_assert_is_bare(notebook):
     found = [f"cell {i} line {line}" for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
              for line in bare_asserts(cell.source)]
     assert found == [], f"{path.name}: give each assert a message saying what it checks: {', '.join(found)}"
+
+
+def test_the_long_training_notebooks_run_under_make_test_slow_and_the_others_under_make_test():
+    import subprocess
+
+    def collected(marks: str) -> set[str]:
+        run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "--nbval-lax",
+                              "-m", marks, "notebooks"], cwd=ROOT, capture_output=True, text=True)
+        return {line.split("::")[0].removeprefix("notebooks/") for line in run.stdout.splitlines() if "::" in line}
+
+    names = {path.name for path in notebook_paths()}
+    slow = {path.name for path in notebook_paths() if readme.is_slow(nbformat.read(path, as_version=4), path.name)}
+    assert collected("slow") == slow and collected("not slow") == names - slow
+    assert slow and slow < names, "some notebooks, not none or all, are long training runs"

@@ -15,6 +15,7 @@ from helpers.course import colab_url
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+SLOW_NOTEBOOK_S = 30  # seconds: a notebook whose bench target is longer runs under `make test-slow`, not `make test`
 DEFAULT_TARGET_S = 15  # seconds a notebook may take under nbval on a 2-core machine, unless its metadata says
 NOTEBOOK_TABLE = "notebook table"  # the markers' names: <!-- notebook table: ... --> and <!-- end of notebook table -->
 TIMING_TABLE = "timing table"
@@ -37,6 +38,12 @@ def course_metadata(nb, name: str) -> dict:
         raise MissingMetadata(f"notebooks/{name}: course.bench_target_s must be a positive number of seconds, not "
                               f"{target!r}.")
     return {**meta, "bench_target_s": target}
+
+
+def is_slow(nb, name: str) -> bool:
+    """Whether notebook `name` trains for about a minute (a bench target above SLOW_NOTEBOOK_S): the root
+    conftest.py marks its nbval cells slow, so that `make test-slow` runs it and `make test` stays quick."""
+    return course_metadata(nb, name)["bench_target_s"] > SLOW_NOTEBOOK_S
 
 
 def badge(name: str) -> str:
