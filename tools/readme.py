@@ -11,8 +11,6 @@ command would write.
 import re
 from pathlib import Path
 
-from helpers.course import colab_url
-
 README = Path(__file__).resolve().parent.parent / "README.md"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 SLOW_NOTEBOOK_S = 30  # seconds: a notebook whose bench target is longer runs under `make test-slow`, not `make test`
@@ -48,6 +46,9 @@ def is_slow(nb, name: str) -> bool:
 
 def badge(name: str) -> str:
     """An Open-in-Colab badge for notebook `name`, in markdown."""
+    from helpers.course import colab_url  # here, not at the top: importing helpers imports torch (1.5 s), which
+    # the root conftest.py, reading every notebook's bench target at collection, does not need
+
     return f"[![Open In Colab]({BADGE_IMAGE})]({colab_url(name)})"
 
 
