@@ -270,6 +270,7 @@ def test_no_notebook_assert_is_bare(notebook):
     assert found == [], f"{path.name}: give each assert a message saying what it checks: {', '.join(found)}"
 
 
+@pytest.mark.slow  # two fresh Pythons collect the notebooks
 def test_the_long_training_notebooks_run_under_make_test_slow_and_the_others_under_make_test():
     import subprocess
 
