@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 # Colab's ipywidgets 7.7.1 and IPython 7.34, installed once into .aside/ for the tests that put them first on the path.
 ASIDE := .aside/.installed
+# The browser libraries (npm ci), here at the top: make reads a rule's prerequisites as it meets the rule, so a
+# variable defined below `test-slow` would be empty there (CI failed that way: no node_modules for the deck tests).
+NODE_ASSETS := node_modules/.package-lock.json
 # Extra options for `make lab`, e.g. make lab LAB_ARGS="--port 8899 --no-browser"
 LAB_ARGS ?=
 # Jupyter refuses to run as root (containers, some cloud machines) unless told it is deliberate.
@@ -126,7 +129,6 @@ gpu-wheels:
 
 # The browser libraries the decks and pages load (reveal.js, require.js, jQuery, MathJax), pinned in
 # package-lock.json and copied into build/lib/ so that build/ reads offline, straight from disk.
-NODE_ASSETS := node_modules/.package-lock.json
 
 $(NODE_ASSETS): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error

@@ -2,6 +2,8 @@
 
 import ast
 import re
+import shutil
+import subprocess
 import sys
 
 import nbformat
@@ -190,3 +192,14 @@ def test_no_tools_module_imports_itself_back_through_another():
 
     circles = sorted(m for m in graph if reaches(m, m))
     assert not circles, f"tools modules that import themselves back through others: {circles}"
+
+
+@pytest.mark.parametrize("target", ["test-slow", "slides", "check-slides"])
+def test_every_target_that_builds_decks_installs_the_browser_libraries_first(tmp_path, target):
+    """`make -n` in a copy without node_modules/: the target's plan includes `npm ci` before its tests.
+    (CI once failed because NODE_ASSETS was defined below the rule that needed it, so make read it as empty.)"""
+    (tmp_path / "tests").mkdir()
+    for name in ("Makefile", "package.json", "package-lock.json", "requirements.txt", "tests/install_aside.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    plan = subprocess.run(["make", "-n", target], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert "npm ci" in plan, f"`make {target}` would run without installing the browser libraries (npm ci):\n{plan}"
