@@ -175,8 +175,11 @@ def fit_problems(slide) -> list[str]:
             problems.append(f"{where} spans y = {pic['y']:.0f}…{pic['y'] + pic['h']:.0f}, outside 0…720")
         if pic["x"] < 0 or pic["x"] + pic["w"] > STAGE["width"]:
             problems.append(f"{where} spans x = {pic['x']:.0f}…{pic['x'] + pic['w']:.0f}, outside 0…1280")
-        if any(overlaps(pic, arrow) for arrow in slide["arrows"]):
-            problems.append(f"{where} lies under reveal's navigation arrows")
+        for arrow in (a for a in slide["arrows"] if overlaps(pic, a)):
+            problems.append(f"{where} at x = {pic['x']:.0f}…{pic['x'] + pic['w']:.0f}, y = {pic['y']:.0f}…"
+                            f"{pic['y'] + pic['h']:.0f} lies under reveal's navigation arrows (x = {arrow['x']:.0f}…"
+                            f"{arrow['x'] + arrow['w']:.0f}, y = {arrow['y']:.0f}…{arrow['y'] + arrow['h']:.0f})")
+            break
     return problems
 
 
