@@ -1,9 +1,11 @@
 """Each step's code is defined in a cell of the notebook that teaches it; helpers/ keeps the copy later ones import.
 
-For every such pair, the notebook's defining cell and the helpers copy must parse to the same code (docstrings
-aside) and have the same lines, comments included (`show_diff` compares text). The notebook must use its own
-definition: it may not import the name from helpers/, and only one cell may define it. Then one spelling for the
-scale and one for the mask across the stages, `Head` and the reference solutions.
+The pairs are found, never listed: every def, class or UPPER_CASE constant a notebook defines in its own cells
+under a name that a helpers/ module also defines at its top. For every such pair, the notebook's defining cell and
+the helpers copy must parse to the same code (docstrings aside) and have the same lines, comments included
+(`show_diff` compares text). The notebook must use its own definition: it may not import the name from helpers/,
+and only one cell may define it. Then one spelling for the scale and one for the mask across the stages, `Head`
+and the reference solutions.
 """
 
 import ast
@@ -15,38 +17,48 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import attention, averaging, blocks, examples, models, training
-from tools.notebooks import notebook_paths
+from helpers import attention, averaging
+from tools.notebooks import is_setup_cell, notebook_paths
 
 ROOT = Path(__file__).resolve().parent.parent
+HELPERS = ROOT / "helpers"
 
-# notebook number → {name defined in one of its cells: the helpers module that keeps the copy}
-COPIES = {
-    "01": {"average_loop": averaging},
-    "02": {"average_matmul": averaging},
-    "03": {"average_softmax": averaging},
-    "04": {"PositionalBigramModel": models, "similarity_weights": examples, "similarity_blend": examples},
-    "05": {"attend_qk": attention},
-    "06": {
-        "attend_qkv": attention,
-        "ALPHABET": examples,
-        "QUERY_WEIGHT": examples,
-        "KEY_WEIGHT": examples,
-        "VALUE_WEIGHT": examples,
-    },
-    "07": {"attend_scaled": attention, "Head": attention},
-    "08": {"demo_head": examples},
-    "09": {"OneHeadModel": models, "token_losses": training},
-    "10": {
-        "train_and_measure": training,
-        "MultiHeadAttention": blocks,
-        "MultiHeadModel": blocks,
-        "FeedForward": blocks,
-        "FeedForwardModel": blocks,
-    },
-    "11": {"ResidualModel": blocks, "LayerNormModel": blocks, "Block": blocks, "TransformerModel": blocks},
-}
-PAIRS = [(number, name, module) for number, names in COPIES.items() for name, module in names.items()]
+
+def is_copyable(node) -> bool:
+    """A statement that can be step code kept in helpers/: a def, a class, or an UPPER_CASE constant."""
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        return True
+    return isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets)
+
+
+def helpers_names() -> dict[str, Path]:
+    """Every def, class and constant at the top of a helpers/ module (not exercises/ or explorers/): its file."""
+    found = {}
+    for path in sorted(HELPERS.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if is_copyable(node):
+                for name in defined_names(node):
+                    found[name] = path
+    return found
+
+
+def notebook_copies() -> list[tuple[str, str, Path]]:
+    """(notebook number, name, helpers file) for every def, class or constant a notebook defines in its own cells
+    (the setup cell aside) under a name that a helpers/ module also defines: the copies, found, never listed."""
+    in_helpers = helpers_names()
+    pairs = []
+    for path in notebook_paths():
+        nb = nbformat.read(path, as_version=4)
+        names = {
+            name
+            for cell in nb.cells
+            if cell.cell_type == "code" and not is_setup_cell(cell)
+            for node in ast.parse(parsable(cell.source)).body
+            if is_copyable(node)
+            for name in defined_names(node)
+        }
+        pairs += [(path.name[:2], name, in_helpers[name]) for name in sorted(names & in_helpers.keys())]
+    return pairs
 
 
 def notebook(number: str):
@@ -54,13 +66,14 @@ def notebook(number: str):
     return path, nbformat.read(path, as_version=4)
 
 
+def parsable(source: str) -> str:
+    """A code cell's source with IPython's % and ! lines blanked, so that it parses as Python."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def code_cells(nb) -> list[str]:
-    """The source of every code cell, with IPython's % and ! lines blanked so that it parses as Python."""
-    return [
-        "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in c.source.splitlines())
-        for c in nb.cells
-        if c.cell_type == "code"
-    ]
+    """The source of every code cell, parsable as Python."""
+    return [parsable(c.source) for c in nb.cells if c.cell_type == "code"]
 
 
 def defined_names(node) -> list[str]:
@@ -112,16 +125,16 @@ def notebook_definition(number: str, name: str):
     return found[0]
 
 
-def helpers_definition(module, name: str):
-    source = inspect.getsource(module)
+def helpers_definition(path: Path, name: str):
+    source = path.read_text(encoding="utf-8")
     (node,) = definitions(source, name)
     return source, node
 
 
-def same_code(number: str, name: str, module) -> list[str]:
+def same_code(number: str, name: str, path: Path) -> list[str]:
     """What differs between the notebook's definition and the helpers copy: [] when they are the same code."""
     nb_source, nb_node = notebook_definition(number, name)
-    py_source, py_node = helpers_definition(module, name)
+    py_source, py_node = helpers_definition(path, name)
     problems = []
     if ast.dump(without_docstrings(nb_node)) != ast.dump(without_docstrings(py_node)):
         problems.append("their parsed code differs")
@@ -130,17 +143,36 @@ def same_code(number: str, name: str, module) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("number, name, module", PAIRS, ids=[f"{n}-{name}" for n, name, _ in PAIRS])
-def test_the_helpers_copy_is_the_notebooks_own_definition(number, name, module):
-    problems = same_code(number, name, module)
+PAIRS = notebook_copies()
+
+
+def test_the_copies_are_found_from_the_notebooks_and_helpers():
+    """The steps issue 14 moved into the notebooks are among the pairs found, each with the file that keeps it."""
+    found = {(number, name): path.name for number, name, path in PAIRS}
+    expected = {
+        ("01", "average_loop"): "averaging.py",
+        ("05", "attend_qk"): "attention.py",
+        ("06", "VALUE_WEIGHT"): "examples.py",
+        ("07", "Head"): "attention.py",
+        ("09", "OneHeadModel"): "models.py",
+        ("10", "MultiHeadModel"): "blocks.py",
+        ("11", "TransformerModel"): "blocks.py",
+    }
+    assert expected.items() <= found.items(), sorted(found.items())
+    assert ("09", "journey") not in found, "a lower-case variable is not step code, even if a helper shares its name"
+
+
+@pytest.mark.parametrize("number, name, path", PAIRS, ids=[f"{n}-{name}" for n, name, _ in PAIRS])
+def test_the_helpers_copy_is_the_notebooks_own_definition(number, name, path):
+    problems = same_code(number, name, path)
     assert problems == [], (
-        f"{name} in notebook {number} and in {module.__name__}: {' and '.join(problems)}. "
+        f"{name} in notebook {number} and in helpers/{path.name}: {' and '.join(problems)}. "
         "Change both together (the notebook's cell is what the reader sees, helpers/ what later notebooks import)."
     )
 
 
-@pytest.mark.parametrize("number, name, module", PAIRS, ids=[f"{n}-{name}" for n, name, _ in PAIRS])
-def test_the_notebook_uses_its_own_definition_not_the_helpers_copy(number, name, module):
+@pytest.mark.parametrize("number, name, path", PAIRS, ids=[f"{n}-{name}" for n, name, _ in PAIRS])
+def test_the_notebook_uses_its_own_definition_not_the_helpers_copy(number, name, path):
     _, nb = notebook(number)
     for source in code_cells(nb):
         for node in ast.walk(ast.parse(source)):
@@ -152,7 +184,7 @@ def test_the_notebook_uses_its_own_definition_not_the_helpers_copy(number, name,
 def test_a_change_on_one_side_alone_is_caught():
     """The comparison notices a one-character change in the notebook's copy (here: the scale's exponent)."""
     nb_source, nb_node = notebook_definition("07", "attend_scaled")
-    py_source, py_node = helpers_definition(attention, "attend_scaled")
+    py_source, py_node = helpers_definition(HELPERS / "attention.py", "attend_scaled")
     assert "** -0.5" in nb_source
     changed_source = nb_source.replace("** -0.5", "** -1")  # the learner's experiment in notebook 07
     changed = definitions(changed_source, "attend_scaled")[0]
