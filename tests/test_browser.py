@@ -49,6 +49,11 @@ NOTEBOOK = "01_bag_of_words.ipynb"  # it has a heatmap and an explorer with a te
 TITLE = "01 · The bag of words"
 SCREENSHOTS = ROOT / "build" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 720}
+# The room one explorer control (a text box or a slider, margins included) takes above the picture on a live slide
+# (jupyterlab-slideshow, the deck's 16 px widget type; 32 px measured). A stored run shows no controls, so `make
+# check-slides` puts a stand-in this tall per control above an explorer's output; the live slideshow test below
+# checks that the real controls take no more.
+EXPLORER_CONTROL_PX = 36
 TOKEN = "browser-test-token"
 WIDGET_MANAGER = "**/@jupyter-widgets/jupyterlab-manager/**"
 # An image in a notebook output (JupyterLab, nbconvert's lab template, or a reveal.js deck).
@@ -371,20 +376,20 @@ while time.monotonic() < stop_at:
 
 
 def scratch_course(folder: Path) -> Path:
-    """A copy of the course to run in: helpers/, every notebook with its outputs cleared and its slides
-    stamped (an explorer notebook also gets DRAWING_CELL at its end), and the corpus linked in (the
-    repository's files are never written)."""
+    """A copy of the course to run in: helpers/, every notebook with its slides stamped (from its stored outputs,
+    as in the learner's copy) and then its outputs cleared (an explorer notebook also gets DRAWING_CELL at its
+    end), and the corpus linked in (the repository's files are never written)."""
     shutil.copytree(ROOT / "helpers", folder / "helpers", ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "notebooks").mkdir()
     with_explorers = {path.name for path in explorer_notebooks()}
     for path in notebook_paths():
         nb = nbformat.read(path, as_version=4)
+        apply_slide_types(nb)  # before the outputs go: a picture cell starts a subslide, as in the learner's copy
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
         if path.name in with_explorers:
             nb.cells.append(nbformat.v4.new_code_cell(DRAWING_CELL))
-        apply_slide_types(nb)
         nbformat.write(nb, folder / "notebooks" / path.name)
     (folder / "data").mkdir()
     corpus = ROOT / "data" / "tinyshakespeare.txt"
@@ -508,7 +513,8 @@ def press_until(page, key: str, done, tries: int = 10) -> bool:
 def stop_deck(page) -> None:
     """Leave the deck as the README says (Stop Deck from the palette), from the slide rather than a widget."""
     page.keyboard.press("Escape")
-    page.locator(".jp-deck-mod-onscreen.jp-MarkdownCell").first.click()
+    # focus leaves the widget (a text box would take the palette's keys); a slide may hold no cell safe to click
+    page.evaluate("document.activeElement && document.activeElement.blur()")
     run_command(page, "Stop Deck")
     expect(page.locator("body[data-jp-deck-mode='presenting']")).to_have_count(0, timeout=30_000)
 
@@ -533,10 +539,27 @@ def test_live_slideshow_opens_on_the_title_and_an_explorer_redraws_in_it(ran_not
         page.wait_for_timeout(150)
     assert cells.first.locator(TEXT_BOX).first.is_visible(), "no slide shows the explorer's controls"
     try:
+        page.wait_for_timeout(500)  # the slide settles
+        controls = cells.first.locator(".widget-vbox > :not(.widget-output)")
+        top = controls.first.bounding_box()["y"]
+        below = cells.first.locator(".widget-output").first.bounding_box()["y"]  # what the explorer shows
+        picture = cells.first.locator(".widget-output img").first.bounding_box()
+        n_controls = controls.count()
         checked, problems = check_explorer_redraws(cells.first, changes=3)
         screenshot(page, "slideshow_explorer")
     finally:
         stop_deck(page)  # the deck is a saved setting: left on, it would open every later notebook as slides
+    room = (below - top) / n_controls
+    print(f"live slide: {n_controls} controls, {room:.1f} px each; picture y = {picture['y']:.0f}…"
+          f"{picture['y'] + picture['height']:.0f}")
+    assert n_controls == 2 and room <= EXPLORER_CONTROL_PX, (
+        f"each of the explorer's {n_controls} controls takes {room:.0f} px above its picture on a live slide, more "
+        f"than the {EXPLORER_CONTROL_PX} px make check-slides allows for it: raise EXPLORER_CONTROL_PX"
+    )
+    assert 0 <= picture["y"] and picture["y"] + picture["height"] <= VIEWPORT["height"], (
+        f"the explorer's picture spans y = {picture['y']:.0f}…{picture['y'] + picture['height']:.0f} on its live "
+        "slide, not wholly inside 0…720"
+    )
     assert not problems, f"{len(problems)} of {checked} redraws in the slideshow went wrong:\n" + "\n".join(problems)
 
 

@@ -1,6 +1,6 @@
 """The offline decks and pages in Chromium at 1280×720, as an instructor projects them.
 
-Always run (with `make test`): the built deck and page load nothing from the network (images included) and
+Always run (with `make test-slow`): the built deck and page load nothing from the network (images included) and
 show no broken image; every colour of highlighted code stands out 4.5:1 from its background.
 
 Run by `make check-slides` (CI runs it after `make test`; it re-executes every notebook, a few minutes on two
@@ -10,10 +10,13 @@ reveal's navigation arrows, and that every text is at least 16 px on screen: the
 Chromium lays them out, and the texts inside each figure (their size in the PNG, recorded while the kernel
 drew it, times the scale the picture is shown at). It measures the live slides the same way: each notebook,
 freshly executed, presented with jupyterlab-slideshow in JupyterLab and stepped through with Space, as the
-README teaches. A failure names the notebook, the cell, what is too small and by how much.
+README teaches; each explorer's cell gets a stand-in for the controls a live kernel shows above its output
+(EXPLORER_CONTROL_PX each, checked by tests/test_browser.py's live slideshow test). A failure names the
+notebook, the cell, what is too small and by how much.
 `COURSE_SLIDE_NOTEBOOKS="01 04"` limits the run to the notebooks whose names start with those words.
 """
 
+import ast
 import copy
 import json
 import os
@@ -42,7 +45,7 @@ if not CHROMIUM.exists() and not IN_CI:
 
 from playwright.sync_api import expect  # noqa: E402
 
-from tests.test_browser import lab_settings, run_command  # noqa: E402
+from tests.test_browser import EXPLORER_CONTROL_PX, lab_settings, run_command  # noqa: E402
 
 STAGE = {"width": 1280, "height": 720}
 MIN_TEXT_PX = 16
@@ -156,6 +159,21 @@ MEASURE_LIVE_JS = f"""
 }}
 """
 
+# A stand-in, `px` tall per control, at the top of the output of each explorer cell ({cell index: controls}).
+STAND_IN_JS = """
+([controls, px]) => {
+  const notebook = document.querySelector(".jp-Notebook");
+  const cells = [...notebook.querySelectorAll(":scope > .jp-WindowedPanel-outer .jp-Cell, :scope > .jp-Cell")];
+  for (const [index, n] of Object.entries(controls)) {
+    const area = cells[Number(index)].querySelector(".jp-OutputArea");
+    const standIn = document.createElement("div");
+    standIn.className = "course-controls-stand-in";
+    standIn.style.height = `${n * px}px`;
+    area.prepend(standIn);
+  }
+}
+"""
+
 
 # ----- helpers -------------------------------------------------------------------------------------------
 
@@ -215,10 +233,23 @@ def run_fresh(path: Path):
     return path, nb
 
 
+def explorer_controls(source: str) -> int:
+    """How many controls a cell's explore(...) call makes (its keyword arguments): 0 for a cell with no explorer.
+
+    A live kernel shows them above the explorer's picture; a stored run, as measured here, shows none.
+    """
+    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+    calls = [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == "explore"]
+    return sum(len([k for k in call.keywords if k.arg]) for call in calls)
+
+
 def figures_of(path: Path, nb) -> list[dict]:
-    """Each picture output of `nb`, in order: where it is and the texts its kernel recorded."""
+    """Each picture output of `nb`, in order: where it is, the texts its kernel recorded, and how many explorer
+    controls a live kernel shows above it."""
     return [
-        {"where": f"{path.name} cell {i}", "texts": cell.outputs[k].metadata.get("image/png", {}).get(TEXTS_KEY, [])}
+        {"where": f"{path.name} cell {i}", "texts": cell.outputs[k].metadata.get("image/png", {}).get(TEXTS_KEY, []),
+         "controls": explorer_controls(cell.source)}
         for i, cell in enumerate(nb.cells) for k in picture_outputs(cell)
     ]
 
@@ -319,6 +350,13 @@ def live_lab(fresh_run, tmp_path_factory):
             server.wait(timeout=60)
 
 
+def make_room_for_controls(page, figures) -> None:
+    """Put a stand-in for each explorer's controls at the top of its cell's output, as tall as the controls a live
+    kernel shows there (EXPLORER_CONTROL_PX each): the stored run shows none, and the slide is laid out anew."""
+    controls = {int(f["where"].rsplit(" ", 1)[1]): f["controls"] for f in figures if f["controls"]}
+    page.evaluate(STAND_IN_JS, [controls, EXPLORER_CONTROL_PX])
+
+
 def step_through_deck(page) -> list[dict]:
     """Every step of the deck presented on `page`, from its title slide to its end, measured (MEASURE_LIVE_JS)."""
     slides, unchanged = [page.evaluate(MEASURE_LIVE_JS)], 0
@@ -347,6 +385,7 @@ def measured_live(browser, live_lab, fresh_build):
         page.goto(f"{live_lab}/lab/tree/notebooks/{path.name}?reset&token={LAB_TOKEN}")
         expect(page.locator(".jp-Notebook .jp-Cell").first).to_be_visible(timeout=90_000)
         page.wait_for_timeout(2000)  # MathJax and the pictures
+        make_room_for_controls(page, figures[path.stem])
         page.locator(".jp-Cell").first.click()
         run_command(page, "Start Deck")
         expect(page.locator("body[data-jp-deck-mode='presenting']")).to_be_attached(timeout=30_000)
@@ -446,7 +485,8 @@ def test_every_figure_fits_a_live_slide(measured_live):
     problems = []
     for slides, figures in measured_live.values():
         for slide, pic, figure in live_figures(slides, figures):
-            problems += [f"{figure['where']} (live, {slide['h']}): {p}"
+            with_controls = f", room for {figure['controls']} explorer controls above it" if figure["controls"] else ""
+            problems += [f"{figure['where']} (live, {slide['h']}{with_controls}): {p}"
                          for p in fit_problems({**slide, "pictures": [pic]})]
     LIVE_REPORT.write_text("Figures not wholly visible on a live slide at 1280×720:\n" + "\n".join(problems or ["none"])
                            + "\n", encoding="utf-8")
@@ -474,6 +514,12 @@ def test_every_text_on_every_slide_is_at_least_16_px(measured, measured_live):
                *(problems or ["none"]), f"smallest slide text: {smallest[0]:.1f} px ({smallest[1]!r})"]
     REPORT.write_text("\n".join(summary) + "\n", encoding="utf-8")
     assert not problems, "\n".join(problems)
+
+
+def test_an_explorers_controls_are_counted_from_its_call():
+    assert explorer_controls('shown = explore(draw, word=Text(value="dogs"),\n                other=Text())') == 2
+    assert explorer_controls("%%time\nshown = explore(lambda t, l: f(t, l, model=m), text=Text(), layer=S())") == 2
+    assert explorer_controls("fig = show_wei(wei)\nplt.show()") == 0
 
 
 def test_the_size_checks_catch_small_text_and_a_figure_below_the_fold():

@@ -91,7 +91,7 @@ def _draw(words, averages, same) -> None:
     """One panel per number of the vectors: at each position a bar per word, and '=' over identical pairs."""
     T = max(len(w) for w in words)
     labels = [f"{t}\n" + "/".join(dict.fromkeys(w[t] for w in words if t < len(w))) for t in range(T)]
-    fig, axes = new_figure((10, 4.2), 1, 2, sharey=True)
+    fig, axes = new_figure((10, 3.75), 1, 2, sharey=True)
     width = 0.8 / len(words)
     top = float(CHAR_VECTORS.max()) + 1.5
     for channel, ax in enumerate(axes):

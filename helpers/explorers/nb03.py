@@ -89,7 +89,7 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
     n = len(raw)
     keys = [str(j) for j in range(n)]
     row = [f"t={now}"]
-    fig, axes = new_figure((0.62 * n + 2.6, 4.6), 3, 1)
+    fig, axes = new_figure((0.62 * n + 2.6, 4.1), 3, 1)
     panels = [
         (raw, "raw", "raw scores"),
         (masked, "masked", "future set to −∞" if now < n - 1 else "nothing to mask: now is the last position"),

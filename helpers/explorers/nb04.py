@@ -51,7 +51,7 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
             return None
         words.append((word, last_outputs(indices)))
     shown, verdicts = {}, []
-    fig, axes = new_figure((9, 3.2), 1, 2, sharey=True)
+    fig, axes = new_figure((9, 2.8), 1, 2, sharey=True)
     panels = (("without", "token vectors only"), ("with", "token + position vectors"))
     for ax, (kind, title) in zip(axes, panels, strict=True):
         rows = tuple(outputs[kind] for _, outputs in words)

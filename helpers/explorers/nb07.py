@@ -53,7 +53,7 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
     print(f"head size {head_size}, {'scaled by 1/√dₖ' if scaled else 'NOT scaled'}: "
           f"scores have standard deviation {float(raw.std()):.2f}")
     print(f"largest weight in each row: {fmt_row(max_weight)}   (mean over rows 1–{len(TEXT) - 1}: {mean_max:.2f})")
-    fig, ax = new_figure((6.4, 5))
+    fig, ax = new_figure((6.4, 4.6))
     title = f"wei · head size {head_size}, {'scaled' if scaled else 'unscaled'}"
     show_wei(wei, labels=list(TEXT), stage="softmax", ax=ax, title=title, axis_names="qk")
     fig.tight_layout()

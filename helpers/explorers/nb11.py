@@ -63,7 +63,7 @@ def explore_layers(text: str = EXAMPLE, layer: int = 0, head: int = 0, model=Non
         report(problem)
         return None
     wei = layer_weights(model, idx, layer)[head]
-    fig, ax = new_figure((6.4, 5))
+    fig, ax = new_figure((6.4, 4.6))
     show_wei(wei, labels=text, stage="weights", ax=ax, axis_names="qk", title=f"layer {layer}, head {head} — {text!r}")
     fig.tight_layout()
     show(fig, f"Heatmap of the model's wei in layer {layer}, head {head}, for {text!r}: the last position "
