@@ -552,7 +552,8 @@ def test_live_slideshow_opens_on_the_title_and_an_explorer_redraws_in_it(ran_not
     room = (below - top) / n_controls
     print(f"live slide: {n_controls} controls, {room:.1f} px each; picture y = {picture['y']:.0f}…"
           f"{picture['y'] + picture['height']:.0f}")
-    assert n_controls == 2 and room <= EXPLORER_CONTROL_PX, (
+    assert n_controls == 2, f"01's explorer has a word box and a compare box; the live slide shows {n_controls}"
+    assert room <= EXPLORER_CONTROL_PX, (
         f"each of the explorer's {n_controls} controls takes {room:.0f} px above its picture on a live slide, more "
         f"than the {EXPLORER_CONTROL_PX} px make check-slides allows for it: raise EXPLORER_CONTROL_PX"
     )

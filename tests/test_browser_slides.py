@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools.notebooks import NOTEBOOK_DIR, ROOT, is_setup_cell, notebook_client, notebook_paths
+from tools.notebooks import NOTEBOOK_DIR, ROOT, is_setup_cell, notebook_client, notebook_paths, strip_magics
 from tools.slides import apply_slide_types, picture_outputs
 
 pytestmark = pytest.mark.slow  # decks built and measured in Chromium
@@ -238,8 +238,7 @@ def explorer_controls(source: str) -> int:
 
     A live kernel shows them above the explorer's picture; a stored run, as measured here, shows none.
     """
-    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-    calls = [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Call)
+    calls = [node for node in ast.walk(ast.parse(strip_magics(source))) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id == "explore"]
     return sum(len([k for k in call.keywords if k.arg]) for call in calls)
 

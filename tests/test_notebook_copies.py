@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from helpers import attention, averaging
-from tools.notebooks import is_setup_cell, notebook_paths
+from tools.notebooks import is_setup_cell, notebook_paths, strip_magics
 
 ROOT = Path(__file__).resolve().parent.parent
 HELPERS = ROOT / "helpers"
@@ -53,7 +53,7 @@ def notebook_copies() -> list[tuple[str, str, Path]]:
             name
             for cell in nb.cells
             if cell.cell_type == "code" and not is_setup_cell(cell)
-            for node in ast.parse(parsable(cell.source)).body
+            for node in ast.parse(strip_magics(cell.source)).body
             if is_copyable(node)
             for name in defined_names(node)
         }
@@ -66,14 +66,9 @@ def notebook(number: str):
     return path, nbformat.read(path, as_version=4)
 
 
-def parsable(source: str) -> str:
-    """A code cell's source with IPython's % and ! lines blanked, so that it parses as Python."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-
-
 def code_cells(nb) -> list[str]:
     """The source of every code cell, parsable as Python."""
-    return [parsable(c.source) for c in nb.cells if c.cell_type == "code"]
+    return [strip_magics(c.source) for c in nb.cells if c.cell_type == "code"]
 
 
 def defined_names(node) -> list[str]:
@@ -167,7 +162,8 @@ def test_the_helpers_copy_is_the_notebooks_own_definition(number, name, path):
     problems = same_code(number, name, path)
     assert problems == [], (
         f"{name} in notebook {number} and in helpers/{path.name}: {' and '.join(problems)}. "
-        "Change both together (the notebook's cell is what the reader sees, helpers/ what later notebooks import)."
+        "Change both together (the notebook's cell is what the reader sees, helpers/ what later notebooks import); "
+        "if they are two different things that share a name, rename one of them."
     )
 
 

@@ -22,6 +22,7 @@ from tools.notebooks import (
     read_all,
     setup_source,
     stamp_readme,
+    strip_magics,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,11 +112,6 @@ def test_no_absolute_paths(notebook):
     path, _ = notebook
     text = path.read_text(encoding="utf-8")
     assert not ABSOLUTE_PATH.search(text), ABSOLUTE_PATH.search(text)
-
-
-def strip_magics(source: str) -> str:
-    """A code cell's source with its IPython magic and shell lines blanked, so that `ast` can parse it."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
 
 
 def checks_in(source: str) -> list[str]:

@@ -47,6 +47,11 @@ def notebook_paths(names=()) -> list[Path]:
     return paths
 
 
+def strip_magics(source: str) -> str:
+    """A code cell's source with its IPython magic and shell lines blanked, so that `ast` can parse it."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def badge_source(name: str) -> str:
     """The first cell of notebook `name`: an Open-in-Colab badge."""
     return readme.badge(name)
