@@ -154,7 +154,7 @@ def test_readme_notebook_table_is_what_make_stamp_writes():
 
 def test_readme_timing_table_has_every_notebook_and_its_target():
     text = readme.README.read_text(encoding="utf-8")
-    recorded = readme.recorded_seconds(text)
+    recorded = readme.recorded_rows(text)
     untimed = [path.name for path in NOTEBOOKS if path.name[:2] not in recorded]
     assert not untimed, f"README.md's timing table has no row for {', '.join(untimed)}: run `make bench`"
     notebooks = read_all(NOTEBOOKS)

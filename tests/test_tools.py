@@ -5,9 +5,11 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import date
 
 import nbformat
 import pytest
+import torch
 
 from helpers.course import colab_url
 from tools import notebooks as tool
@@ -114,7 +116,8 @@ def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
 
 def readme_with_tables(folder):
     text = ("intro\n<!-- notebook table: x -->\nold\n<!-- end of notebook table -->\n"
-            "<!-- timing table: y -->\n| 00 first | 3.0 | 15 |\n<!-- end of timing table -->\nend\n")
+            "<!-- timing table: y -->\n| 00 first | 3.0 | 15 | 1 Dec 2026, 2 CPU cores, no GPU |\n"
+            "<!-- end of timing table -->\nend\n")
     (folder / "README.md").write_text(text, encoding="utf-8")
     return text
 
@@ -132,17 +135,36 @@ def test_the_readme_tables_are_made_from_each_notebooks_metadata():
     assert table[2] == f"| 00 | [first](notebooks/00_first.ipynb) | one thing | {badge_source('00_first.ipynb')} |"
     assert colab_url("01_second.ipynb") in table[3]
     timing = readme.timing_table([("00_first.ipynb", first), ("01_second.ipynb", second)],
-                                 {"00_first.ipynb": 8.66, "01_second.ipynb": 5.0})
-    assert timing.splitlines()[2:] == ["| 00 first | 8.7 | 20 |", f"| 01 second | 5.0 | {readme.DEFAULT_TARGET_S} |"]
+                                 {"00_first.ipynb": (8.66, "here"), "01_second.ipynb": (5.0, "there")})
+    assert timing.splitlines()[2:] == ["| 00 first | 8.7 | 20 | here |",
+                                       f"| 01 second | 5.0 | {readme.DEFAULT_TARGET_S} | there |"]
 
 
 def test_a_table_is_replaced_between_its_markers_only(tmp_path):
     text = readme_with_tables(tmp_path)
     new = readme.replace_block(text, readme.NOTEBOOK_TABLE, "| new |")
     assert new == text.replace("\nold\n", "\n| new |\n")
-    assert readme.recorded_seconds(new) == {"00": 3.0}
+    assert readme.recorded_rows(new) == {"00": (3.0, "1 Dec 2026, 2 CPU cores, no GPU")}
     with pytest.raises(readme.MissingMetadata, match="README.md has no <!-- timing table: ... -->"):
         readme.replace_block("no markers\n", readme.TIMING_TABLE, "| x |")
+
+
+def test_bench_writes_when_and_on_what_it_measured_and_keeps_the_rows_it_did_not_measure(monkeypatch, tmp_path):
+    for name in ("00_first", "01_second"):
+        nbformat.write(course_notebook(name=name[3:], summary="x"), tmp_path / f"{name}.ipynb")
+    readme_with_tables(tmp_path)
+    monkeypatch.setattr(tool, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(readme, "README", tmp_path / "README.md")
+    monkeypatch.setattr(readme, "this_machine", lambda: "30 Nov 2026, 16 CPU cores, a GPU")
+    tool.write_timing_table({"01_second.ipynb": 4.04})
+    assert readme.recorded_rows((tmp_path / "README.md").read_text(encoding="utf-8")) == {
+        "00": (3.0, "1 Dec 2026, 2 CPU cores, no GPU"), "01": (4.0, "30 Nov 2026, 16 CPU cores, a GPU")}
+
+
+def test_this_machine_names_the_day_the_cores_and_the_gpu():
+    day, cores, gpu = readme.this_machine(date(2026, 12, 1)).split(", ")
+    assert day == "1 Dec 2026" and cores.endswith(" CPU cores") and int(cores.split()[0]) >= 1
+    assert gpu == (torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")
 
 
 @pytest.mark.parametrize("course, missing", [

@@ -170,16 +170,17 @@ def bench(paths) -> int:
 
 
 def write_timing_table(measured: dict[str, float]) -> None:
-    """Write the README's timing table: `measured` seconds by notebook name, the README's own for the others."""
+    """Write the README's timing table: `measured` seconds by notebook name, measured here today; the README's own
+    row for each notebook not measured."""
     text = readme.README.read_text(encoding="utf-8")
-    recorded = readme.recorded_seconds(text)
+    recorded, here = readme.recorded_rows(text), readme.this_machine()
     notebooks = read_all(notebook_paths())
-    seconds = {name: measured.get(name, recorded.get(name[:2])) for name, _ in notebooks}
-    unmeasured = [name for name, value in seconds.items() if value is None]
+    rows = {name: (measured[name], here) if name in measured else recorded.get(name[:2]) for name, _ in notebooks}
+    unmeasured = [name for name, row in rows.items() if row is None]
     if unmeasured:
         print(f"README.md: timing table not written, {', '.join(unmeasured)} never timed: run `make bench`.")
         return
-    changed = readme.write(readme.replace_block(text, readme.TIMING_TABLE, readme.timing_table(notebooks, seconds)))
+    changed = readme.write(readme.replace_block(text, readme.TIMING_TABLE, readme.timing_table(notebooks, rows)))
     print(f"README.md: timing table {'written' if changed else 'already up to date'}")
 
 

@@ -3,12 +3,14 @@
     "course": {"name": "bigram baseline", "summary": "what you will see", "bench_target_s": 20}
 
 `make stamp` writes the notebook table (name, summary, Colab badge); `make bench` writes the timing table (the
-measured seconds against `bench_target_s`, DEFAULT_TARGET_S when a notebook does not set it). Each table sits
-between a pair of markers in README.md, and tests/test_notebooks.py fails when either drifts from what its
-command would write.
+measured seconds against `bench_target_s`, DEFAULT_TARGET_S when a notebook does not set it, and when and on what
+each notebook was measured). Each table sits between a pair of markers in README.md, and tests/test_notebooks.py
+fails when either drifts from what its command would write.
 """
 
+import os
 import re
+from datetime import date
 from pathlib import Path
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -61,13 +63,23 @@ def notebook_table(notebooks) -> str:
     return "\n".join(rows)
 
 
-def timing_table(notebooks, seconds: dict[str, float]) -> str:
-    """The README's timing table, from (file name, notebook) pairs in order and the seconds measured for each."""
-    rows = ["| notebook | seconds | target |", "|---|---:|---:|"]
+def timing_table(notebooks, measured: dict[str, tuple[float, str]]) -> str:
+    """The README's timing table, from (file name, notebook) pairs in order and, for each, (seconds, measured on)."""
+    rows = ["| notebook | seconds | target | measured on |", "|---|---:|---:|---|"]
     for name, nb in notebooks:
-        meta = course_metadata(nb, name)
-        rows.append(f"| {name[:2]} {meta['name']} | {seconds[name]:.1f} | {meta['bench_target_s']:g} |")
+        meta, (seconds, measured_on) = course_metadata(nb, name), measured[name]
+        rows.append(f"| {name[:2]} {meta['name']} | {seconds:.1f} | {meta['bench_target_s']:g} | {measured_on} |")
     return "\n".join(rows)
+
+
+def this_machine(today: date | None = None) -> str:
+    """When and on what `make bench` measures, for its table: e.g. "1 Dec 2026, 2 CPU cores, no GPU"."""
+    import torch  # here, not at the top: the root conftest.py imports this module and needs no torch
+
+    today = today or date.today()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
+    return f"{today.day} {today:%b %Y}, {cores} CPU cores, {gpu}"
 
 
 def block(marker: str) -> re.Pattern:
@@ -90,14 +102,16 @@ def replace_block(text: str, marker: str, table: str) -> str:
     return block(marker).sub(lambda m: m[1] + table + m[3], text, count=1)
 
 
-def recorded_seconds(text: str) -> dict[str, float]:
-    """The seconds the README's timing table records, by notebook number ("00")."""
-    rows = re.findall(r"^\| (\d\d) [^|]*\| ([0-9.]+) \|", read_block(text, TIMING_TABLE), re.MULTILINE)
-    return {number: float(value) for number, value in rows}
+def recorded_rows(text: str) -> dict[str, tuple[float, str]]:
+    """What the README's timing table records, by notebook number ("00"): (seconds, measured on)."""
+    rows = re.findall(r"^\| (\d\d) [^|]*\| ([0-9.]+) \| [^|]*\| ([^|\n]*?) \|$", read_block(text, TIMING_TABLE),
+                      re.MULTILINE)
+    return {number: (float(seconds), measured_on) for number, seconds, measured_on in rows}
 
 
-def write(text: str, readme: Path = README) -> bool:
-    """Write `text` into `readme` if it differs; return whether it did."""
+def write(text: str, readme: Path | None = None) -> bool:
+    """Write `text` into `readme` (README.md by default) if it differs; return whether it did."""
+    readme = readme or README
     changed = readme.read_text(encoding="utf-8") != text
     if changed:
         readme.write_text(text, encoding="utf-8")
