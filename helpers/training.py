@@ -103,8 +103,8 @@ def train(
     check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
     device = model_device(model)
-    # foreach: each update step handles all the weights in a few calls, not a few calls per weight. The same
-    # numbers, a fifth faster on a CPU for these small models (on a GPU PyTorch already does it this way).
+    # foreach: each update step handles all the weights in a few calls, not a few calls per weight: the same
+    # numbers (tests/test_training.py), sooner on a CPU. On a GPU PyTorch already does it this way.
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)
     schedule = None if lr_min is None else torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps, lr_min)
     splits = {"train": train_data, "val": val_data}

@@ -157,3 +157,24 @@ def test_token_losses_gives_one_loss_per_character_of_consecutive_chunks():
     torch.testing.assert_close(losses.mean(), model(x, y)[1].detach())  # the mean is the model's own loss
     logits = model(x)[0].detach()
     torch.testing.assert_close(losses[2, 3], torch.nn.functional.cross_entropy(logits[2, 3], y[2, 3]))
+
+
+def test_train_updates_the_weights_exactly_as_plain_adamw_would(monkeypatch):
+    # train() asks AdamW for its foreach form (fewer calls per step); the weights must come out bit for bit the
+    # same as with the one-weight-at-a-time form, so that no trained figure in the notebooks moves.
+    real, asked = torch.optim.AdamW, []
+
+    def trained(foreach):
+        def adamw(params, lr, **options):
+            asked.append(options)
+            return real(params, lr=lr, foreach=foreach)
+
+        monkeypatch.setattr(torch.optim, "AdamW", adamw)
+        torch.manual_seed(0)
+        model = OneHeadModel(n_embd=16, block_size=8, head_size=16)
+        train(model, torch.randint(0, 65, (500,)), torch.randint(0, 65, (100,)), steps=30, lr=1e-2, lr_min=1e-3,
+              batch_size=8, eval_interval=10, eval_iters=2, verbose=False)
+        return [p.detach().clone() for p in model.parameters()]
+
+    assert all(torch.equal(a, b) for a, b in zip(trained(True), trained(False), strict=True))
+    assert asked == [{"foreach": True}] * 2, "train() asks AdamW for foreach=True"
