@@ -158,7 +158,11 @@ def test_every_notebook_check_names_a_declared_exercise_and_its_stub():
             )
             assert EXERCISES[name].notebook == key, f"{name} is declared in {EXERCISES[name].notebook}, not {key}"
             assert fn == name, f"{nb['path']}: pass the stub named like the exercise, check({name!r}, {name})"
-            assert "NotImplementedError" in nb["stubs"].get(name, ""), f"{nb['path']} has no stub `def {name}(...)`"
+            assert name in nb["stubs"], f"{nb['path']} has no stub `def {name}(...)` in a code cell"
+            assert "NotImplementedError" in nb["stubs"][name], (
+                f"{nb['path']}: the stub `def {name}(...)` must end in `raise NotImplementedError` (the learner "
+                "writes the body; until then check() answers \"your turn\"), not hold an answer"
+            )
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)

@@ -4,6 +4,7 @@ nbval re-executes the notebooks themselves (pytest --nbval-lax); these tests che
 """
 
 import ast
+import copy
 import re
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from tools.notebooks import (
     stamp_readme,
     strip_magics,
 )
+from tools.slides import apply_slide_types
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = notebook_paths()
@@ -49,8 +51,9 @@ def test_the_course_has_notebooks_from_00():
 
 def test_first_cell_is_the_colab_badge(notebook):
     path, nb = notebook
-    assert nb.cells[0].cell_type == "markdown"
-    assert nb.cells[0].source == badge_source(path.name)
+    assert nb.cells[0].source == badge_source(path.name) and nb.cells[0].cell_type == "markdown", (
+        f"{path.name}: the first cell must be its Open-in-Colab badge: run `make stamp`"
+    )
     assert colab_url(path.name) in nb.cells[0].source
 
 
@@ -64,9 +67,23 @@ def test_setup_cell_is_identical_everywhere_first_and_folded(notebook):
 
 
 def test_colab_opens_the_notebook_on_a_gpu(notebook):
-    _, nb = notebook
-    assert nb.metadata.get("accelerator") == "GPU"
-    assert nb.metadata.get("colab", {}).get("gpuType") == COLAB_METADATA["colab"]["gpuType"]
+    path, nb = notebook
+    asks = nb.metadata.get("accelerator") == "GPU"
+    assert asks and nb.metadata.get("colab", {}).get("gpuType") == COLAB_METADATA["colab"]["gpuType"], (
+        f"{path.name}: its metadata does not ask Colab for a GPU: run `make stamp`"
+    )
+
+
+def test_slide_types_are_what_make_stamp_writes(notebook):
+    path, nb = notebook
+    stamped = copy.deepcopy(nb)
+    apply_slide_types(stamped)
+    differ = [i for i, (cell, want) in enumerate(zip(nb.cells, stamped.cells, strict=True))
+              if cell.metadata.get("slideshow") != want.metadata.get("slideshow")]
+    assert not differ, (
+        f"{path.name}: cells {differ} lack the slide types tools/slides.py gives them from the stored outputs (the "
+        "live slides would differ from what make check-slides measured): run `make execute`, which stamps them"
+    )
 
 
 def test_executed_top_to_bottom_in_one_fresh_run(notebook):

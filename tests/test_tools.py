@@ -114,6 +114,18 @@ def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
     assert path.read_bytes() == before
 
 
+@pytest.mark.slow
+def test_execute_stamps_the_slide_type_of_a_cell_that_now_shows_a_picture(tmp_path):
+    path = tmp_path / "09_picture.ipynb"
+    svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>"
+    make_notebook(path, [nbformat.v4.new_markdown_cell("# 09 · A picture"), nbformat.v4.new_markdown_cell("Below:"),
+                         nbformat.v4.new_code_cell(f'from IPython.display import SVG\nSVG("{svg}")')])
+    tool.execute(path, timeout=60)
+    cell = nbformat.read(path, as_version=4).cells[2]
+    assert "image/svg+xml" in cell.outputs[0]["data"], "the cell shows a picture"
+    assert cell.metadata["slideshow"]["slide_type"] == "subslide", "a picture starts a subslide, as make stamp does"
+
+
 def readme_with_tables(folder):
     text = ("intro\n<!-- notebook table: x -->\nold\n<!-- end of notebook table -->\n"
             "<!-- timing table: y -->\n| 00 first | 3.0 | 15 | 1 Dec 2026, 2 CPU cores, no GPU |\n"

@@ -135,13 +135,15 @@ def notebook_client(nb, folder: Path, timeout: int = 900):
 def execute(path: Path, timeout: int = 900) -> float:
     """Run a notebook top to bottom in its own folder, keep the outputs, and return the seconds taken.
 
-    The file is replaced only after a run without errors; a failing run leaves it untouched.
+    The slide types are stamped again (they follow which cells show pictures). The file is replaced only after a
+    run without errors; a failing run leaves it untouched.
     """
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     notebook_client(nb, path.parent, timeout).execute()
     seconds = time.perf_counter() - start
     nb = drop_widget_views(nb)  # a widget view without a kernel shows only as "VBox(children=…)" text
+    apply_slide_types(nb)  # a cell that now shows a picture starts a subslide of its own, as make stamp would
     write_atomically(nb, path)
     return seconds
 
