@@ -173,10 +173,20 @@ def test_bench_writes_when_and_on_what_it_measured_and_keeps_the_rows_it_did_not
         "00": (3.0, "1 Dec 2026, 2 CPU cores, no GPU"), "01": (4.0, "30 Nov 2026, 16 CPU cores, a GPU")}
 
 
-def test_this_machine_names_the_day_the_cores_and_the_gpu():
-    day, cores, gpu = readme.this_machine(date(2026, 12, 1)).split(", ")
-    assert day == "1 Dec 2026" and cores.endswith(" CPU cores") and int(cores.split()[0]) >= 1
-    assert gpu == (torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")
+@pytest.mark.parametrize("threads, gpu, says", [
+    (None, None, "1 thread a kernel, no GPU"),  # the tests' own setting, on a machine without a GPU
+    ("2", "NVIDIA H200", "2 threads a kernel, NVIDIA H200"),
+])
+def test_this_machine_names_the_day_the_cores_the_threads_and_the_gpu(monkeypatch, threads, gpu, says):
+    if threads is None:
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: gpu)
+    day, cores, rest = readme.this_machine(date(2026, 12, 1)).split(", ", 2)
+    assert day == "1 Dec 2026" and rest == says
+    assert re.fullmatch(r"[1-9]\d* CPU cores", cores)
 
 
 @pytest.mark.parametrize("course, missing", [

@@ -73,13 +73,18 @@ def timing_table(notebooks, measured: dict[str, tuple[float, str]]) -> str:
 
 
 def this_machine(today: date | None = None) -> str:
-    """When and on what `make bench` measures, for its table: e.g. "1 Dec 2026, 2 CPU cores, no GPU"."""
+    """When and on what `make bench` measures, for its table: e.g. "1 Dec 2026, 2 CPU cores, 1 thread a kernel, no GPU".
+
+    The threads are PyTorch's per kernel: OMP_NUM_THREADS as `make bench` was given it, else the 1 that the root
+    conftest.py sets for every kernel the tests start.
+    """
     import torch  # here, not at the top: the root conftest.py imports this module and needs no torch
 
     today = today or date.today()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = os.environ.get("OMP_NUM_THREADS", "1")
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
-    return f"{today.day} {today:%b %Y}, {cores} CPU cores, {gpu}"
+    return f"{today.day} {today:%b %Y}, {cores} CPU cores, {threads} thread{'s' * (threads != '1')} a kernel, {gpu}"
 
 
 def block(marker: str) -> re.Pattern:
