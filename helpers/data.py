@@ -316,10 +316,10 @@ def get_batch(data: torch.Tensor, block_size: int, batch_size: int, device="cpu"
     if len(data) <= block_size:
         raise ValueError(f"The data has {len(data)} characters: it needs more than block_size={block_size}.")
     on = generator.device if generator is not None else "cpu"  # a CPU or a GPU generator: draw where it lives
-    starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator, device=on).tolist()
-    x = torch.stack([data[i : i + block_size] for i in starts])
-    y = torch.stack([data[i + 1 : i + block_size + 1] for i in starts])
-    return x.to(device), y.to(device)
+    starts = torch.randint(len(data) - block_size, (batch_size,), generator=generator, device=on)
+    rows = starts.to(data.device)[:, None] + torch.arange(block_size + 1, device=data.device)  # (B, T + 1) indices
+    chunks = data[rows]  # each chunk and the character after it
+    return chunks[:, :-1].to(device), chunks[:, 1:].to(device)
 
 
 def consecutive_chunks(data: torch.Tensor, block_size: int, n_chunks=None, device="cpu"):

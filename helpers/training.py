@@ -84,11 +84,12 @@ def train(
     steps: int,
     lr: float,
     batch_size: int = 32,
-    eval_interval: int = 300,
+    eval_interval: int | None = 300,
     eval_iters: int = 200,
     verbose: bool = True,
     generator=None,
     lr_min: float | None = None,
+    fused: bool = False,
 ) -> list[dict]:
     """Train with AdamW, printing train/val loss every `eval_interval` steps and at the end.
 
@@ -96,21 +97,24 @@ def train(
     Pass a seeded `torch.Generator` as `generator` to make the sampled batches repeatable. A NaN or infinite
     training loss stops training with a TrainingError. With `lr_min`, the learning rate falls from `lr` to
     `lr_min` over the steps along half a cosine (PyTorch's CosineAnnealingLR). Returns the history: one
-    {'step', 'train', 'val'} dict per evaluation.
+    {'step', 'train', 'val'} dict per evaluation; with `eval_interval=None` there is none, and no loss is
+    estimated or printed. `fused=True` asks AdamW for its fused form: one routine updates all of a weight's
+    numbers in one pass, sooner on a CPU, rounding a little differently from the default.
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
     check_learning_rate(lr)
-    check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
+    if eval_interval is not None:
+        check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
     device = model_device(model)
-    # foreach: each update step handles all the weights in a few calls, not a few calls per weight: the same
-    # numbers (tests/test_training.py), sooner on a CPU. On a GPU PyTorch already does it this way.
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)
+    # foreach (unless fused): each update step handles all the weights in a few calls, not a few calls per weight:
+    # the same numbers (tests/test_training.py), sooner on a CPU. On a GPU PyTorch already does it this way.
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, **({"fused": True} if fused else {"foreach": True}))
     schedule = None if lr_min is None else torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps, lr_min)
     splits = {"train": train_data, "val": val_data}
     history = []
     for step in range(steps + 1):
-        if step % eval_interval == 0 or step == steps:
+        if eval_interval is not None and (step % eval_interval == 0 or step == steps):
             losses = estimate_loss(model, splits, batch_size, eval_iters, generator)
             history.append({"step": step, **losses})
             if verbose:
@@ -144,16 +148,17 @@ def cpu_threads(n: int):
         torch.set_num_threads(before)
 
 
-def train_and_measure(make, train_data, val_data, steps=2000, lr=1e-2, decay=True, seed=1337):
+def train_and_measure(make, train_data, val_data, steps=1500, lr=1e-2, decay=True, seed=1337):
     """Notebooks 10 and 11's one recipe: build `make()` from a fixed seed, train it, measure it on all of val_data.
 
-    Batch 64; AdamW at `lr`, which (with `decay`) falls to lr / 10 along a cosine. Returns (the trained
-    model, in eval mode, on the course's device; its loss on the whole validation text, by token_losses).
+    Batch 64; AdamW (fused) at `lr`, which (with `decay`) falls to lr / 10 along a cosine; no loss is estimated
+    along the way. Returns (the trained model, in eval mode, on the course's device; its loss on the whole
+    validation text, by token_losses).
     """
     seed_everything(seed)
     model = make().to(pick_device(verbose=False))
     with cpu_threads(1):  # one CPU thread for the training only, as in notebook 09
         train(model, train_data, val_data, steps=steps, lr=lr, lr_min=lr / 10 if decay else None, batch_size=64,
-              eval_interval=500, eval_iters=20, verbose=False)
+              eval_interval=None, fused=True)
     model.eval()
     return model, token_losses(model, val_data).mean().item()

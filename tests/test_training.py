@@ -178,3 +178,31 @@ def test_train_updates_the_weights_exactly_as_plain_adamw_would(monkeypatch):
 
     assert all(torch.equal(a, b) for a, b in zip(trained(True), trained(False), strict=True))
     assert asked == [{"foreach": True}] * 2, "train() asks AdamW for foreach=True"
+
+
+def test_without_an_eval_interval_train_estimates_no_loss_and_prints_nothing(monkeypatch, capsys):
+    # Notebooks 10 and 11's recipe trains this way: no estimate is made (none would be shown), only the steps.
+    def no_estimates(*args, **kwargs):
+        raise AssertionError("estimate_loss was called")
+
+    monkeypatch.setattr("helpers.training.estimate_loss", no_estimates)
+    torch.manual_seed(0)
+    model = BigramLanguageModel()
+    before = model.token_embedding_table.weight.detach().clone()
+    history = train(model, **small_run(eval_interval=None, verbose=True))
+    assert history == [] and capsys.readouterr().out == ""
+    assert not torch.equal(model.token_embedding_table.weight, before), "it still trained"
+
+
+def test_fused_adamw_trains_to_nearly_the_same_weights_as_the_default():
+    # fused=True is AdamW's one-routine form: the same update, rounded a little differently, so close but not equal.
+    def trained(**options):
+        torch.manual_seed(0)
+        model = OneHeadModel(n_embd=16, block_size=8, head_size=16)
+        train(model, torch.randint(0, 65, (500,)), torch.randint(0, 65, (100,)), steps=30, lr=1e-2, lr_min=1e-3,
+              batch_size=8, eval_interval=None, generator=torch.Generator().manual_seed(1), **options)
+        return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+    default, fused = trained(), trained(fused=True)
+    torch.testing.assert_close(fused, default, atol=1e-4, rtol=0)
+    assert not torch.equal(fused, default), "fused=True must reach AdamW: it rounds differently from the default"
