@@ -44,12 +44,6 @@ def source_diff(old_fn, new_fn) -> str:
     return "\n".join(diff)
 
 
-def change_summary(old_fn, new_fn) -> str:
-    """'N line(s) removed, M line(s) added.' for the two functions' bodies."""
-    removed, added = changed_lines(old_fn, new_fn)
-    return f"{len(removed)} line(s) removed, {len(added)} line(s) added."
-
-
 class DiffDisplay:
     """A diff that notebooks show coloured (a Markdown ```diff block) and consoles show as plain text."""
 
@@ -67,8 +61,9 @@ class DiffDisplay:
 
 
 def diff_display(old_fn, new_fn) -> DiffDisplay:
-    """The difference between two functions, ready to be displayed coloured or printed."""
-    return DiffDisplay(source_diff(old_fn, new_fn), change_summary(old_fn, new_fn))
+    """The difference between two functions, ready to be displayed coloured or printed, and how many lines changed."""
+    removed, added = changed_lines(old_fn, new_fn)
+    return DiffDisplay(source_diff(old_fn, new_fn), f"{len(removed)} line(s) removed, {len(added)} line(s) added.")
 
 
 def journey(steps) -> list[tuple[str, str, str]]:
@@ -120,23 +115,12 @@ def journey_display(steps) -> DiffDisplay:
     return DiffDisplay("\n".join(header + lines), summary)
 
 
-def running_in_ipython() -> bool:
-    """True inside Jupyter, Colab or an IPython console, where rich output can be displayed."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    return get_ipython() is not None
-
-
 def show(shown: DiffDisplay) -> None:
-    """Display a diff coloured under IPython (JupyterLab, Colab, GitHub's view of the saved notebook); else print it."""
-    if running_in_ipython():
-        from IPython.display import display
+    """Display a diff coloured under IPython (JupyterLab, Colab, GitHub's view of the saved notebook); elsewhere
+    IPython's `display` prints it as plain text."""
+    from IPython.display import display
 
-        display(shown)
-    else:
-        print(repr(shown))
+    display(shown)
 
 
 def show_diff(old_fn, new_fn) -> None:

@@ -228,8 +228,8 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     if own_figure:
         _, ax = plt.subplots(figsize=figure_size(T, S))
     image = ax.imshow(m.masked_fill(masked, math.nan).numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
-    if with_bar and colour_bar:
-        add_colour_bar(image)
+    if with_bar and colour_bar:  # as tall as the heatmap, just right of it
+        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04).ax.tick_params(labelsize=TEXT_PT)
     hatch_masked(ax, masked)
     if T <= ANNOTATE_UP_TO and S <= ANNOTATE_UP_TO:
         _annotate(ax, m, masked, is_weights, whole=stage == "visibility")
@@ -242,13 +242,6 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     if own_figure:
         ax.figure.set_label(ax.get_label())  # the figure's alt text
     return ax
-
-
-def add_colour_bar(image):
-    """A colour bar as tall as the heatmap, just right of it, with TEXT_PT ticks."""
-    bar = image.axes.figure.colorbar(image, ax=image.axes, fraction=0.046, pad=0.04)
-    bar.ax.tick_params(labelsize=TEXT_PT)
-    return bar
 
 
 def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
@@ -507,40 +500,6 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
     if own_figure:
         ax.figure.set_label(ax.get_label())
     return ax
-
-
-def figure_texts(fig) -> list[tuple[str, str, float]]:
-    """(kind, text, size in pixels at the figure's dpi) for every visible text of a figure.
-
-    Kinds: "titles", "axis ticks", "axis labels", "colour-bar ticks", "colour-bar label", "legends",
-    "cell numbers" (texts on a heatmap), "texts in a plot" (bar labels, annotations), "figure texts".
-    A PNG of the figure shows it at its own dpi, so these are its sizes on screen when shown unscaled.
-    """
-    px_per_pt = fig.dpi / 72
-    found = []
-
-    def add(kind, texts):
-        found.extend((kind, t.get_text(), t.get_fontsize() * px_per_pt) for t in texts
-                     if t.get_visible() and t.get_text().strip())
-
-    def axes_texts(ax):
-        bar = hasattr(ax, "_colorbar")
-        add("colour-bar ticks" if bar else "axis ticks", [*ax.get_xticklabels(), *ax.get_yticklabels()])
-        add("colour-bar label" if bar else "axis labels", [ax.xaxis.label, ax.yaxis.label])
-        add("titles", [ax.title, ax._left_title, ax._right_title])
-        add("cell numbers" if ax.images else "texts in a plot", ax.texts)
-        if ax.get_legend() is not None:
-            add("legends", [*ax.get_legend().get_texts(), ax.get_legend().get_title()])
-        for child in ax.child_axes:
-            axes_texts(child)
-
-    for ax in fig.axes:
-        if ax.get_visible():
-            axes_texts(ax)
-    add("figure texts", [*fig.texts, *([fig._suptitle] if fig._suptitle else [])])
-    for legend in fig.legends:
-        add("legends", [*legend.get_texts(), legend.get_title()])
-    return found
 
 
 # ----- alt text: what a figure shows, in words, stored with every picture the course displays -------------

@@ -61,7 +61,8 @@ needs_fresh_run = pytest.mark.skipif(
 RECORD_TEXTS = """\
 from IPython import get_ipython
 from matplotlib.figure import Figure
-from helpers.plots import figure_alt_metadata, figure_texts
+from helpers.plots import figure_alt_metadata
+from tests.figure_texts import figure_texts
 
 
 def _alt_and_texts(fig):

@@ -2,7 +2,6 @@
 
 import pytest
 
-from helpers import diffing
 from helpers.averaging import average_matmul, average_softmax
 from helpers.diffing import (
     DiffDisplay,
@@ -79,25 +78,19 @@ def test_backticks_in_the_code_cannot_close_the_fence_early():
     assert shown._repr_markdown_().startswith("````diff\n") and "\n````\n" in shown._repr_markdown_()
 
 
-def test_show_diff_prints_plain_text_outside_ipython(capsys, monkeypatch):
-    monkeypatch.setattr(diffing, "running_in_ipython", lambda: False)
+def test_show_diff_prints_plain_text_outside_ipython(capsys):
     show_diff(mean_scores, attention_scores)
     assert capsys.readouterr().out == repr(diff_display(mean_scores, attention_scores)) + "\n"
 
 
-def test_show_diff_displays_the_rich_object_under_ipython(capsys, monkeypatch):
+def test_show_diff_hands_the_rich_object_to_ipythons_display(capsys, monkeypatch):
     import IPython.display
 
     shown = []
-    monkeypatch.setattr(diffing, "running_in_ipython", lambda: True)
     monkeypatch.setattr(IPython.display, "display", shown.append)
     show_diff(mean_scores, attention_scores)
     assert capsys.readouterr().out == ""
     assert len(shown) == 1 and shown[0]._repr_markdown_().startswith("```diff")
-
-
-def test_plain_python_is_not_ipython():
-    assert diffing.running_in_ipython() is False
 
 
 def scaled_scores(x):
@@ -123,7 +116,7 @@ def test_a_journey_of_two_steps_is_their_diff_with_labels():
     assert (removed, added) == changed_lines(mean_scores, attention_scores)
 
 
-def test_the_course_journey_from_the_loop_to_the_head(capsys, monkeypatch):
+def test_the_course_journey_from_the_loop_to_the_head(capsys):
     from helpers.attention import attend_qk, attend_qkv, attend_scaled
     from helpers.averaging import average_loop
 
@@ -133,7 +126,6 @@ def test_the_course_journey_from_the_loop_to_the_head(capsys, monkeypatch):
     assert [line for _, line in kept] == function_body(attend_scaled)  # the end is exactly the head's code
     # T and tril from 02, the scaled scores from 07, the mask and the softmax from 03, the blend of values from 06
     assert [label for label, _ in kept] == ["02", "02", "07", "03", "03", "06"]
-    monkeypatch.setattr(diffing, "running_in_ipython", lambda: False)
     show_journey(steps)
     printed = capsys.readouterr().out
     assert printed.startswith("--- 01 average_loop(x)\n+++ 07 attend_scaled(x, query, key, value)\n")

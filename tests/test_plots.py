@@ -20,7 +20,6 @@ from helpers.plots import (
     contrast_ratio,
     draw_graph,
     figure_alt_metadata,
-    figure_texts,
     graph_edges,
     masked_cells,
     masked_runs,
@@ -32,6 +31,7 @@ from helpers.plots import (
     tick_labels,
     to_matrix,
 )
+from tests.figure_texts import figure_texts
 
 
 def hatched_cells(ax) -> set:

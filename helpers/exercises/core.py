@@ -39,8 +39,7 @@ class Feedback:
         mark = {True: "✅ Correct", False: "❌ Not yet", None: "✏️ Your turn"}[self.passed]
         return f"{mark}: {self.message}"
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_pretty_(self, printer, cycle):  # how IPython shows it at the end of a cell
         printer.text(str(self))

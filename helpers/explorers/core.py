@@ -3,8 +3,8 @@ and `explore`.
 
 An explorer is a plain callback whose keyword arguments are named like its controls, and whose defaults are
 its example input. It prints and draws one figure, then returns a dict of the numbers it showed (CPU tensors
-and plain values), or returns None after `report(problem)` has printed one sentence saying what is wrong with
-the input and what to do. `@explorer(refuses=...)` declares it, with bad inputs it must refuse.
+and plain values), or `return report(problem)`: print one sentence saying what is wrong with the input and
+what to do, and return None. `@explorer(refuses=...)` declares it, with bad inputs it must refuse.
 `explore(callback, **controls)` draws it once right away (that picture is what a reader on GitHub
 sees); where a frontend can render widgets it draws inside an ipywidgets Output, shows the controls
 above it and redraws whenever a control changes. It works with ipywidgets 7 (Colab's) and 8, and
@@ -68,7 +68,7 @@ def quote(value, at: int = 0) -> str:
 
 
 def report(problem: str) -> None:
-    """Print what is wrong with the input, in one sentence; the callback then returns None."""
+    """Print what is wrong with the input, in one sentence; return None, which the callback returns."""
     print(problem)
 
 

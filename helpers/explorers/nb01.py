@@ -45,8 +45,7 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None
     if problem is None and other != "":
         _, problem = parse_word(other, MAX_LEN, "second word", "gods")
     if problem:
-        report(problem)
-        return None
+        return report(problem)
 
     words = [w for w in (word, other) if w]
     averages = [average_loop(word_vectors(w).unsqueeze(0))[0] for w in words]

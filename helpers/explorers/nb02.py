@@ -33,15 +33,13 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem:
-        report(problem)
-        return None
+        return report(problem)
     scores = torch.tensor(values, dtype=torch.float64)
     total = float(scores.sum())
     weights = scores / total if total != 0 else None
     if weights is not None and not torch.isfinite(weights).all():
-        report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
-               "make their sum further from 0.")
-        return None
+        return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
+                      "make their sum further from 0.")
     problems = []
     print(f"scores:       {fmt_row(scores)}")
     print(f"sum:          {total:g}")
@@ -109,11 +107,6 @@ def reference_weights(T: int) -> torch.Tensor:
     return average_matmul(torch.eye(T))
 
 
-def future(T: int) -> torch.Tensor:
-    """Boolean (T, T): True above the diagonal, the weights that must be exactly 0."""
-    return future_mask(T)
-
-
 def tril(T: int) -> torch.Tensor:
     return torch.tril(torch.ones(T, T))
 
@@ -132,7 +125,7 @@ EXERCISES = (
         reference=reference_weights,
         cases=((4,), (7,)),
         exact_zeros=ExactZeros(
-            future,
+            future_mask,  # True above the diagonal: the weights that must be exactly 0
             fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, and divide each row by its sum.",
         ),
         explain=explain_averaging_weights,

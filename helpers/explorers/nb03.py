@@ -56,8 +56,7 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     if problem is None:
         problem = check_position(now, len(values), "now", "scores")
     if problem:
-        report(problem)
-        return None
+        return report(problem)
 
     raw = torch.tensor(values, dtype=torch.float32)
     masked, weights = masked_softmax_row(raw, now)

@@ -47,8 +47,7 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
     for label, word in (("first word", first), ("second word", second)):
         indices, problem = parse_word(word, BLOCK_SIZE, what=label, example="dogs")
         if problem:
-            report(problem)
-            return None
+            return report(problem)
         words.append((word, last_outputs(indices)))
     shown, verdicts = {}, []
     fig, axes = new_figure((9, 2.8), 1, 2, sharey=True)

@@ -57,8 +57,7 @@ def explore_word_scores(word: str = "thou"):
     """
     indices, problem = parse_word(word, BLOCK_SIZE, example="thou")
     if problem:
-        report(problem)
-        return None
+        return report(problem)
     raw, masked, wei = word_scores(indices)
     last = word[-1]
     print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")

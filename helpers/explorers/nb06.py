@@ -68,8 +68,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
             f"e.g. {HOU_VALUE_TEXT}."
         )
     if problem:
-        report(problem)
-        return None
+        return report(problem)
     w_v = torch.tensor(numbers).reshape(2, 3)
     x = one_hot("hou")[:, :3]
     query, key = linear([row[:3] for row in QUERY_WEIGHT]), linear([row[:3] for row in KEY_WEIGHT])
@@ -102,8 +101,7 @@ def explore_word(word: str = "you"):
             f"{', '.join(ALPHABET)}: try 'you', 'thou' or 'hou'."
         )
     if problem:
-        report(problem)
-        return None
+        return report(problem)
     query, key, value = linear(QUERY_WEIGHT), linear(KEY_WEIGHT), linear(VALUE_WEIGHT)
     with torch.no_grad():
         wei, out = weights_and_output(one_hot(word), query, key, value)

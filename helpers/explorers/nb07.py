@@ -37,14 +37,11 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
     (over rows 1…T−1; row 0 can only look at itself)}, or None after one sentence about bad input.
     """
     if isinstance(head_size, bool) or not isinstance(head_size, int) or head_size < 1:
-        report(f"The head size must be a whole number of at least 1, e.g. 64, not {quote(head_size)}.")
-        return None
+        return report(f"The head size must be a whole number of at least 1, e.g. 64, not {quote(head_size)}.")
     if head_size > 4096:
-        report(f"A head size of {head_size} is larger than this picture needs: pick 4096 or less, e.g. 1024.")
-        return None
+        return report(f"A head size of {head_size} is larger than this picture needs: pick 4096 or less, e.g. 1024.")
     if not isinstance(scaled, bool):
-        report(f"'scale by 1/√dₖ' is a yes/no switch (True or False), not {quote(scaled)}.")
-        return None
+        return report(f"'scale by 1/√dₖ' is a yes/no switch (True or False), not {quote(scaled)}.")
     q, k = random_qk(len(TEXT), head_size)
     raw = scores(q, k, scaled)
     wei = causal_softmax(raw)

@@ -46,8 +46,7 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
         problem = (f"'causal' is a yes/no switch, not {quote(causal)}: pass True (decoder) or False (encoder), "
                    "without quotes.")
     if problem:
-        report(problem)
-        return None
+        return report(problem)
     wei = demo_weights(idx, causal)
     kind = "decoder: causal mask on" if causal else "encoder: no mask"
     # cells of 0.43 in or more, so the numbers written in them are 12 pt (16 px on a 1280×720 slide)

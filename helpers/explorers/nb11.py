@@ -60,8 +60,7 @@ def explore_layers(text: str = EXAMPLE, layer: int = 0, head: int = 0, model=Non
     idx, problem = parse_word(text, model.block_size, "text", EXAMPLE)
     problem = problem or whole_number_problem(layer, "layer", n_layer) or whole_number_problem(head, "head", n_head)
     if problem:
-        report(problem)
-        return None
+        return report(problem)
     wei = layer_weights(model, idx, layer)[head]
     fig, ax = new_figure((6.4, 4.6))
     show_wei(wei, labels=text, stage="weights", ax=ax, axis_names="qk", title=f"layer {layer}, head {head} — {text!r}")
