@@ -492,9 +492,14 @@ def test_run_all_draws_a_heatmap(ran_notebook):
 
 
 def run_command(page, label: str) -> None:
-    """Run a JupyterLab command by its label from the command palette (Ctrl+Shift+C), as the README teaches."""
+    """Run a JupyterLab command by its label from the command palette (Ctrl+Shift+C), as the README teaches.
+
+    The label is typed only once the palette has opened: on a slow machine a page just loaded can let the first
+    Ctrl+Shift+C pass unheard, and the label's letters would then reach the notebook as its one-key shortcuts.
+    """
     page.keyboard.press("Escape")
-    page.keyboard.press("Control+Shift+c")
+    in_palette = "document.activeElement !== null && document.activeElement.matches('.lm-CommandPalette-input')"
+    assert press_until(page, "Control+Shift+c", lambda: page.evaluate(in_palette)), "the command palette never opened"
     page.keyboard.type(label)
     expect(page.locator(".lm-CommandPalette-item.lm-mod-active", has_text=label).first).to_be_visible(timeout=10_000)
     page.keyboard.press("Enter")
