@@ -120,7 +120,9 @@ def test_stamp_writes_the_rules_once_and_then_changes_nothing(scratch_notebooks)
         assert nb.metadata[DECK_STYLE_KEY] == DECK_STYLES and "rise" not in nb.metadata
         assert stored[:2] == ["skip", "slide"] and stored.count("skip") == 2, path.name  # badge and setup cell
         has_exercise = any(c.cell_type == "markdown" and "## Your turn" in c.source for c in nb.cells)
-        assert ("fragment" in stored) == has_exercise, path.name
+        assert ("fragment" in stored) == has_exercise, (
+            f"{path.name}: a '## Your turn' heading must be followed by a cell that shows as a fragment"
+            if has_exercise else f"{path.name}: fragments without a '## Your turn' heading to introduce them")
 
 
 def test_stamp_changes_no_cell_but_the_badge_and_the_setup_cell(scratch_notebooks):
