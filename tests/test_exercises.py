@@ -22,6 +22,7 @@ from helpers.exercises.core import (
     LOW_PRECISION,
     ONE_SEQUENCE,
     SHOWN_LINES,
+    WHOLE_NUMBERS,
     Exercise,
     Mistake,
     all_exercises,
@@ -401,7 +402,22 @@ UNNAMED = [
         lambda: lambda T: (torch.tril(torch.ones(T, T)) + torch.eye(T)) / (torch.arange(T)[:, None] + 2),
         "not equal",
     ),
-    ("causal_average_weights", lambda: lambda T: torch.full((T, T), float("inf")).tril(), "row 0 contains inf"),
+    (
+        "causal_average_weights",
+        lambda: lambda T: torch.full((T, T), float("inf")).tril(),
+        "row 0 gives position 0 the weight inf, but a weight lies between 0 and 1",
+    ),
+    (  # the softmax forgotten: no division anywhere, so the message must not blame one
+        "masked_softmax_weights",
+        lambda: lambda s: s.masked_fill(torch.ones_like(s).triu(1) == 1, float("-inf")),
+        "the weight -inf, but a weight lies between 0 and 1: did you return the masked scores",
+    ),
+    (  # the mask written as a product: 0 × (−∞) is NaN
+        "masked_softmax_weights",
+        lambda: lambda s: torch.softmax(s * s.new_ones(s.shape).tril() + s.new_ones(s.shape).triu(1) * float("-inf"),
+                                        -1),
+        "is −∞ ever multiplied by 0",
+    ),
     (
         "masked_softmax_weights",
         lambda: lambda s: torch.softmax(s.masked_fill(torch.ones_like(s).triu(1) == 1, float("-inf")), -1) * 0.5,
@@ -469,13 +485,14 @@ def test_explain_difference_uses_the_tolerance_it_is_given():
     assert one_plain_sentence(said) and "entry" not in said
 
 
-def test_a_tensor_made_on_another_device_is_explained():
-    def on_the_lesson_device(scores):
+@pytest.mark.parametrize("name, first_input", [("masked_softmax_weights", "scores"), ("attend", "x")])
+def test_a_tensor_made_on_another_device_is_explained(name, first_input):
+    def on_the_lesson_device(*inputs):
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices")
 
-    feedback = check("masked_softmax_weights", on_the_lesson_device)
+    feedback = check(name, on_the_lesson_device)
     assert feedback.passed is False
-    assert "device=scores.device" in feedback.message and "CPU tensors" in feedback.message
+    assert f"device={first_input}.device" in feedback.message and "CPU tensors" in feedback.message
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
@@ -518,6 +535,87 @@ def test_a_step_written_for_one_matrix_gets_the_lessons_transpose_diagnosis(name
     assert feedback.passed is False and feedback.mistake == ONE_SEQUENCE, feedback.message
     assert "transpose(-2, -1)" in feedback.message and ".T reverses every dimension" in feedback.message
     assert "hard-code" not in feedback.message
+
+
+def multi_head_for_one_sequence(x, wq, wk, wv, proj):
+    """Notebook 10's heads written for one sequence: T read from the first dimension, k.T for the transpose."""
+    T = x.shape[0]
+    outs = []
+    for h in range(wq.shape[0]):
+        q, k, v = x @ wq[h], x @ wk[h], x @ wv[h]
+        wei = (q @ k.T * k.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+        outs.append(torch.softmax(wei, dim=-1) @ v)
+    return proj(torch.cat(outs, dim=-1))
+
+
+@pytest.mark.filterwarnings("ignore:The use of `x.T`")
+def test_the_one_sequence_diagnosis_cuts_the_batch_but_not_the_heads_weights():
+    # multi_head's weights (n_head, C, head_size) have as many dimensions as x (B, T, C): only x is a batch
+    feedback = check("multi_head", multi_head_for_one_sequence)
+    assert feedback.passed is False and feedback.mistake == ONE_SEQUENCE, feedback.message
+    assert "count sizes from the end (x.shape[-2]" in feedback.message
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("running_average", lambda x: x.mean()),
+        ("attention_scores", lambda q, k: (q * k).sum()),
+        ("standardise_rows", lambda x: x.std()),
+    ],
+    ids=["mean", "sum", "std"],
+)
+def test_a_reduction_to_one_number_is_told_its_shape_not_a_hard_coded_size(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and feedback.mistake != HARD_CODED, feedback.message
+    assert "your result has shape (), but it should be (" in feedback.message and "hard-code" not in feedback.message
+
+
+def running_average_into_whole_numbers(x):
+    out = torch.zeros(x.shape, dtype=torch.long)  # each average is truncated as it is stored
+    for t in range(len(x)):
+        out[t] = x[: t + 1].mean(0)
+    return out
+
+
+def averaging_weights_in_whole_numbers(T):
+    tril = torch.tril(torch.ones(T, T, dtype=torch.long))
+    return tril // tril.sum(1, keepdim=True)
+
+
+@pytest.mark.parametrize(
+    "name, fn", [("running_average", running_average_into_whole_numbers),
+                 ("causal_average_weights", averaging_weights_in_whole_numbers)]
+)
+def test_a_wrong_answer_in_whole_numbers_is_told_about_whole_numbers(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and feedback.mistake == WHOLE_NUMBERS, feedback.message
+    assert "(torch.int64), which cannot hold fractions" in feedback.message
+
+
+def test_a_right_answer_in_whole_numbers_still_passes():
+    exercise = EXERCISES["causal_average_weights"]
+    whole = Exercise("whole", lambda T: torch.tril(torch.ones(T, T)), exercise.cases)
+    assert judge(whole, lambda T: torch.tril(torch.ones(T, T, dtype=torch.long))).passed is True
+
+
+def test_standardising_without_eps_is_caught_by_a_row_of_equal_numbers():
+    def no_eps(x):
+        return (x - x.mean(-1, keepdim=True)) / x.var(-1, unbiased=False, keepdim=True).sqrt()
+
+    feedback = check("standardise_rows", no_eps)
+    assert feedback.passed is False and feedback.mistake == "no_eps", feedback.message
+    passed = check("standardise_rows", solution(EXERCISES["standardise_rows"]))
+    assert "for a (4, 4) input, a (3, 6) input and a (2, 5) input." in passed.message
+
+
+@pytest.mark.parametrize(
+    "make, noun", [(lambda x: 3, "an int"), (lambda x: "x", "a str"), (lambda x: x.numpy(), "an ndarray")],
+    ids=["int", "str", "ndarray"],
+)
+def test_a_returned_non_tensor_is_named_with_its_article(make, noun):
+    feedback = check("running_average", make)
+    assert f"not {noun}" in feedback.message
 
 
 def first_case_only(exercise: Exercise, then):

@@ -23,6 +23,7 @@ import torch
 HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right for one size only
 LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
 ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right per sequence, wrong for a batch
+WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held in an integer tensor
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 
@@ -141,7 +142,7 @@ def judge(exercise: Exercise, fn) -> Feedback:
     What `fn` prints is held back while it runs and shown afterwards, SHOWN_LINES lines at most.
     """
     if not callable(fn):
-        what = "None" if fn is None else f"a {type(fn).__name__}"
+        what = "None" if fn is None else article(type(fn).__name__)
         return Feedback(
             False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name})."
         )
@@ -188,7 +189,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         else ""
     )
     if not failures:
-        sizes = " and ".join(size_of(exercise, inputs) for inputs in exercise.cases)
+        sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
     number, first, got = failures[0]
     if first.mistake is None:
@@ -207,14 +208,14 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         return Feedback(
             False,
             f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
-            "input: .T reverses every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix "
-            "only (len(x) counts the batch, not the positions). Swap just the last two dimensions with "
-            "transpose(-2, -1), which keeps the batch where it is, and count sizes from the end (x.shape[-2]).",
+            "input: count sizes from the end (x.shape[-2]; x.shape[0] and len(x) count the batch, not the "
+            "positions), and swap only the last two dimensions with transpose(-2, -1) (.T reverses every "
+            "dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
             ONE_SEQUENCE,
         )
     if number == 0:
         return verdict
-    right = " and ".join(size_of(exercise, earlier) for earlier in exercise.cases[:number])
+    right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
     were = "was" if number == 1 else "were"
     return Feedback(False, f"for {size_of(exercise, inputs)} ({right} {were} right), {verdict.message}")
 
@@ -249,21 +250,26 @@ def replays_earlier(exercise: Exercise, number: int, got) -> bool:
 
 
 def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
-    """Whether the learner returned one shape for every case although the answers' shapes differ."""
+    """Whether the learner returned one shape for every case although the answers' shapes differ, with as many
+    dimensions as one of the answers (a shape unlike any, such as a number, comes from a reduction, not a size
+    typed in)."""
     if len(shapes) != len(exercise.cases) or len(set(shapes)) != 1:
         return False
-    return len({tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}) > 1
+    answers = {tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}
+    return len(answers) > 1 and any(len(shape) == len(shapes[0]) for shape in answers)
 
 
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     """Whether `fn`, wrong for a batched case (first input of 3 or more dimensions), is right for each of
-    its sequences alone: every input with as many dimensions as the first is cut along the batch."""
+    its sequences alone: every input shaped like the first up to its last dimension (x, or q and k) is cut along
+    the batch; the others (weights, tables) are handed over whole."""
     first = inputs[0]
     if not isinstance(first, torch.Tensor) or first.dim() < 3:
         return False
     expected = answer(exercise, inputs)
     for b in range(first.shape[0]):
-        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.dim() == first.dim() else x for x in fresh(inputs))
+        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
+                    for x in fresh(inputs))
         try:
             got = fn(*one)
         except (Exception, SystemExit):
@@ -286,7 +292,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
             LOW_PRECISION,
         )
     expected = answer(exercise, inputs)
-    got = as_float(got)
+    dtype, got = got.dtype, as_float(got)
     if got.shape != expected.shape:
         wrong_shape = f"your result has shape {tuple(got.shape)}, but it should be {tuple(expected.shape)}."
         return match_mistake(exercise, inputs, got) or Feedback(False, wrong_shape)
@@ -297,6 +303,14 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     matched = match_mistake(exercise, inputs, got)
     if matched:
         return matched
+    if not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round()):
+        return Feedback(
+            False,
+            f"your result holds whole numbers ({dtype}), which cannot hold fractions: dividing them, or storing a "
+            "value into them, drops everything after the decimal point. Keep your tensors in floats "
+            "(torch.zeros and torch.ones make floats unless given a dtype; .float() converts one).",
+            WHOLE_NUMBERS,
+        )
     if is_close:  # right within the tolerance, but a weight that must be exactly 0 is not
         (i, j), value = off_zero
         return Feedback(
@@ -317,11 +331,13 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
         except Exception as expected_err:
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
                 return Feedback(False, mistake.hint, mistake.name)
-    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice_for(err)}")
+    advice = advice_for(err, reference_parameters(exercise, 1)[0])
+    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice}")
 
 
-def advice_for(err: BaseException) -> str:
-    """A hint for errors with a well-known cause: a size typed in, a tensor made on another device, an exit."""
+def advice_for(err: BaseException, first_input: str) -> str:
+    """A hint for errors with a well-known cause: a size typed in, a tensor made on another device (named after
+    the exercise's first input), an exit."""
     if isinstance(err, IndexError):
         return " Does your code assume a size? Take sizes from the input (.shape)."
     if isinstance(err, SystemExit):
@@ -329,7 +345,7 @@ def advice_for(err: BaseException) -> str:
     if "same device" in str(err):
         return (
             " The checker hands your function CPU tensors: make new tensors on the input's device, "
-            "e.g. torch.ones(T, T, device=scores.device), not device=device."
+            f"e.g. torch.ones(T, T, device={first_input}.device), not device=device."
         )
     return ""
 
@@ -439,11 +455,13 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
                 which = ("the first", "the second")[held] if held < 2 else f"item {held}"
                 what = f"`{name}`" if name else "that tensor"
                 return (
-                    f"`{label}` returns {len(got)} things (a {kind}), and {which}{f', {what},' if name else ''} is "
-                    f"the right answer: return only {what}."
+                    f"`{label}` returns {len(got)} things ({article(kind)}), and {which}"
+                    f"{f', {what},' if name else ''} is the right answer: return only {what}."
                 )
-            return f"return a tensor, not a {kind}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
-        return f"return a tensor (like torch.tensor(...)), not a {kind}."
+            return (
+                f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
+            )
+        return f"return a tensor (like torch.tensor(...)), not {article(kind)}."
     if got.is_nested:
         return "return one ordinary tensor, not a nested tensor: build the whole result in one piece (no torch.nested)."
     if got.is_meta:
@@ -537,6 +555,11 @@ def fmt_apart(value, other) -> tuple[str, str]:
     return pair
 
 
+def article(noun: str) -> str:
+    """`noun` after "a" or "an", by its first letter: "a list", "an int", "an ndarray"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' or noun == 'ndarray' else 'a'} {noun}"
+
+
 def first_line(err: BaseException) -> str:
     """The first line of an exception's message (or 'no message')."""
     try:
@@ -562,6 +585,12 @@ def same_inputs(given: tuple, original: tuple) -> bool:
         elif a != b:
             return False
     return True
+
+
+def listed(items) -> str:
+    """Items in words: "a", "a and b", "a, b and c"."""
+    items = list(items)
+    return " and ".join(filter(None, (", ".join(items[:-1]), items[-1])))
 
 
 def size_of(exercise: Exercise, inputs: tuple) -> str:

@@ -10,13 +10,20 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
     """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight,
     a future weight that is not exactly 0, a row that does not sum to 1; None when none of these."""
     got = got.detach().cpu().double()
-    for what, bad in (("NaN", torch.isnan(got)), ("inf", torch.isinf(got))):
-        if bad.any():
-            row = int(bad.any(-1).nonzero()[0])
-            return (
-                f"row {row} contains {what}: something was divided by 0 (or −∞ by −∞); "
-                "check the mask and every division."
-            )
+    if torch.isnan(got).any():
+        row = int(torch.isnan(got).any(-1).nonzero()[0])
+        return (
+            f"row {row} contains NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does the mask leave "
+            "each position itself (a softmax of a row that is −∞ everywhere is NaN), does any division divide by a "
+            "sum of 0, and is −∞ ever multiplied by 0 (write it with masked_fill instead)?"
+        )
+    if torch.isinf(got).any():
+        row, col = first(torch.isinf(got))
+        return (
+            f"row {row} gives position {col} the weight {fmt(got[row, col])}, but a weight lies between 0 and 1: "
+            "did you return the masked scores (or a log) instead of the weights a softmax makes of them, or "
+            "divide by a sum of 0?"
+        )
     if (got < 0).any():
         row, col = first(got < 0)
         return (

@@ -143,6 +143,7 @@ FEATURES = torch.tensor([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 1.0], [-2.0, -2.
 FEATURES_3x6 = torch.tensor(
     [[4.0, -1.0, 2.0, 8.0, 0.0, 3.0], [1.0, 1.0, 6.0, -3.0, 2.0, 5.0], [7.0, 2.0, -4.0, 0.0, 9.0, 1.0]]
 )
+FLAT_ROW = torch.tensor([[3.0, 3.0, 3.0, 3.0, 3.0], [2.0, -1.0, 0.0, 4.0, 1.0]])  # row 0 has variance 0: eps matters
 EPS = 1e-5
 
 
@@ -308,8 +309,9 @@ def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tupl
         row = int((means.abs() > 1e-3).nonzero()[0])
         return f"row {row} has mean {fmt(means[row])}; after standardising by row every row's mean is 0."
     var = got.var(-1, unbiased=False)
-    if ((var - 1).abs() > 1e-3).any():
-        row = int(((var - 1).abs() > 1e-3).nonzero()[0])
+    off = ((var - 1).abs() > 1e-3) & (expected.var(-1) > 0.5)  # a row of equal numbers stays at variance 0
+    if off.any():
+        row = int(off.nonzero()[0])
         return (
             f"row {row} has variance {fmt_apart(var[row], 1)[0]}; after standardising by row every row's variance "
             "is 1."
@@ -321,7 +323,7 @@ EXERCISES += (
     Exercise(
         name="standardise_rows",
         reference=layer_norm,
-        cases=((FEATURES,), (FEATURES_3x6,)),
+        cases=((FEATURES,), (FEATURES_3x6,), (FLAT_ROW,)),
         explain=explain_standardised,
         mistakes=(
             Mistake(
@@ -349,6 +351,12 @@ EXERCISES += (
                 "only_centred",
                 lambda x: x - x.mean(-1, keepdim=True),
                 "each row now has mean 0, but not variance 1: divide by the square root of the row's variance (+ eps).",
+            ),
+            Mistake(
+                "no_eps",
+                lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True)),
+                "a row whose numbers are all equal has variance 0, so without eps it divides 0 by 0 and gives NaN: "
+                "add eps = 1e-5 to the variance inside the square root, √(var + eps).",
             ),
             Mistake(
                 "not_centred",
