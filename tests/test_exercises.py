@@ -571,6 +571,21 @@ def test_a_reduction_to_one_number_is_told_its_shape_not_a_hard_coded_size(name,
     assert "your result has shape (), but it should be (" in feedback.message and "hard-code" not in feedback.message
 
 
+def attend_masking_itself(x, w_q, w_k, w_v):
+    """notebook 06's attend with tril(diagonal=-1): position 0 may see nothing, and its softmax is NaN."""
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = (q @ k.transpose(-2, -1)).masked_fill(torch.tril(torch.ones(T, T), diagonal=-1) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def test_a_nan_in_an_exercise_without_its_own_explanation_is_told_what_makes_nan():
+    feedback = check("attend", attend_masking_itself)
+    assert feedback.passed is False, feedback.message
+    assert "entry [0, 0] is NaN (not a number)" in feedback.message
+    assert "does the mask leave each position itself" in feedback.message
+
+
 def running_average_into_whole_numbers(x):
     out = torch.zeros(x.shape, dtype=torch.long)  # each average is truncated as it is stored
     for t in range(len(x)):

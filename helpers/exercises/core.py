@@ -26,6 +26,11 @@ ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right 
 WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held in an integer tensor
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
+NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
+    "NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does the mask leave each position itself (a "
+    "softmax of a row that is −∞ everywhere is NaN), does any division divide by a sum of 0, and is −∞ ever "
+    "multiplied by 0 (write it with masked_fill instead)?"
+)
 
 
 @dataclass
@@ -527,6 +532,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -
             "the lesson's."
     index = tuple(int(i) for i in differs[0])
     where = f"entry {list(index)}" if len(index) != 1 else f"entry {index[0]}"
+    if torch.isnan(got[index]):
+        return f"the shape is right but {where} is {NAN_CAUSES}"
     yours, reference = fmt_apart(got[index], expected[index])
     return (
         f"the shape is right but {where} is {yours} where the reference has {reference}; compare your steps with "

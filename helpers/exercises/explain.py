@@ -3,7 +3,7 @@
 import torch
 
 from ..attention import future_mask
-from .core import fmt, fmt_apart
+from .core import NAN_CAUSES, fmt, fmt_apart
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
@@ -12,11 +12,7 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
     got = got.detach().cpu().double()
     if torch.isnan(got).any():
         row = int(torch.isnan(got).any(-1).nonzero()[0])
-        return (
-            f"row {row} contains NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does the mask leave "
-            "each position itself (a softmax of a row that is −∞ everywhere is NaN), does any division divide by a "
-            "sum of 0, and is −∞ ever multiplied by 0 (write it with masked_fill instead)?"
-        )
+        return f"row {row} contains {NAN_CAUSES}"
     if torch.isinf(got).any():
         row, col = first(torch.isinf(got))
         return (
