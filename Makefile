@@ -92,11 +92,13 @@ HEADLESS_ARGS ?=
 headless-check: setup
 	$(BIN)/python -m tools.headless $(HEADLESS_ARGS)
 
+# Only some notebooks, by name or number: make execute NOTEBOOKS="03 08" (also for stamp and bench)
+NOTEBOOKS ?=
 execute: setup
-	$(BIN)/python -m tools.notebooks execute
+	$(BIN)/python -m tools.notebooks execute $(NOTEBOOKS)
 
 stamp: setup
-	$(BIN)/python -m tools.notebooks stamp
+	$(BIN)/python -m tools.notebooks stamp $(NOTEBOOKS)
 
 data: setup
 	$(BIN)/python -c "from helpers.data import ensure_corpus; print('corpus ready:', ensure_corpus().name)"
@@ -105,7 +107,7 @@ lint: setup
 	$(BIN)/ruff check .
 
 bench: setup
-	$(BIN)/python -m tools.notebooks bench
+	$(BIN)/python -m tools.notebooks bench $(NOTEBOOKS)
 
 # No `setup` here: on a GPU machine .venv would bring a CPU torch. The machine's own Python and torch
 # are used; what they lack comes from .whl/ into .gpu-site/ (kept first on PYTHONPATH, kernels included).

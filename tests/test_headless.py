@@ -21,7 +21,11 @@ def test_it_runs_exactly_the_notebooks_whose_module_declares_an_explorer():
                 if any(hasattr(fn, "refuses") and fn.__module__ == module.__name__
                        for _, fn in inspect.getmembers(module, inspect.isfunction))]
     names = [path.name[:2] for path in headless.explorer_notebooks()]
-    assert names == declared and "01" in names and "00" not in names  # 00 has no explorer
+    assert names == declared, (
+        f"notebooks with an explore(...) call: {names}; modules declaring an explorer: {declared}. Each explorer a "
+        "notebook opens is declared with @explorer(refuses=[...]) in its helpers/explorers/nbNN.py, and each "
+        "declared one is opened by its notebook")
+    assert "01" in names and "00" not in names  # 00 has no explorer
     assert len(notebook_paths()) >= 10
 
 

@@ -32,8 +32,10 @@ def test_notebook_title_is_the_first_level_one_heading():
 def test_every_course_notebook_has_a_title_and_is_stored_executed():
     for path in notebook_paths():
         nb = nbformat.read(path, as_version=4)
-        assert notebook_title(nb).startswith(path.name[:2] + " "), path.name
-        assert is_executed(nb), path.name
+        assert notebook_title(nb).startswith(path.name[:2] + " "), (
+            f"{path.name}: no title starting {path.name[:2]!r}: give it a markdown cell `# {path.name[:2]} · Title` "
+            "right after the badge")
+        assert is_executed(nb), f"{path.name} is stored without outputs: run `make execute NOTEBOOKS={path.name[:2]}`"
 
 
 def test_index_lists_pages_and_decks_in_order():

@@ -118,7 +118,9 @@ def test_stamp_writes_the_rules_once_and_then_changes_nothing(scratch_notebooks)
         stored = [c.metadata.get("slideshow", {}).get("slide_type", "-") for c in nb.cells]
         assert stored == slide_type_for(nb.cells)
         assert nb.metadata[DECK_STYLE_KEY] == DECK_STYLES and "rise" not in nb.metadata
-        assert stored[:2] == ["skip", "slide"] and stored.count("skip") == 2, path.name  # badge and setup cell
+        assert stored[:2] == ["skip", "slide"] and stored.count("skip") == 2, (  # the badge and the setup cell
+            f"{path.name}: after its badge, a notebook opens with a markdown cell holding its title "
+            "(# NN · Title), before the setup cell")
         has_exercise = any(c.cell_type == "markdown" and "## Your turn" in c.source for c in nb.cells)
         assert ("fragment" in stored) == has_exercise, (
             f"{path.name}: a '## Your turn' heading must be followed by a cell that shows as a fragment"

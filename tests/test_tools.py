@@ -88,6 +88,30 @@ def test_setup_cell_explains_when_helpers_cannot_be_found(tmp_path, monkeypatch)
 def test_unknown_notebook_name_is_refused():
     with pytest.raises(SystemExit, match="No such notebook"):
         tool.notebook_paths(["99_nothing.ipynb"])
+    with pytest.raises(SystemExit, match=r"No such notebook\(s\) in notebooks/: 99$"):
+        tool.notebook_paths(["03", "99"])
+
+
+def test_a_notebook_without_its_metadata_does_not_stop_the_collection(tmp_path):
+    import importlib.util  # the root conftest.py (tests/ has one too): it marks the long notebooks slow
+
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    nb = nbformat.v4.new_notebook()
+    nbformat.write(nb, tmp_path / "12_new.ipynb")
+    item = type("Item", (), {"path": tmp_path / "12_new.ipynb", "add_marker": lambda self, mark: marks.append(mark)})()
+    marks = []
+    conftest.pytest_collection_modifyitems(None, [item])  # tests/test_notebooks.py says what is missing
+    assert marks == []
+    with pytest.raises(readme.MissingMetadata, match="has no name or summary in its metadata"):
+        readme.course_metadata(nb, "12_new.ipynb")
+
+
+def test_notebooks_are_named_by_file_or_by_number_and_kept_in_order():
+    everything = tool.notebook_paths()
+    picked = tool.notebook_paths(["08", everything[3].name])
+    assert picked == [everything[3], next(p for p in everything if p.name.startswith("08_"))]
 
 
 def test_ci_runs_every_tier_the_readme_names_and_make_check_runs_the_same():

@@ -5,7 +5,8 @@
     python -m tools.notebooks execute    # re-run every notebook top to bottom, outputs kept
     python -m tools.notebooks bench      # time each notebook under nbval, print a table, write it into the README
     python -m tools.notebooks slides     # print each cell's slide type (tools/slides.py's rules), change nothing
-Each command takes optional notebook names (e.g. 00_bigram_baseline.ipynb) to limit it.
+Each command takes optional notebook names (00_bigram_baseline.ipynb, or just 00) to limit it; through make:
+`make execute NOTEBOOKS="03 08"`. `stamp` writes the README's notebook table from every notebook even so.
 """
 
 import copy
@@ -36,14 +37,14 @@ REPO_URL_ENV = "COURSE_REPO_URL"
 
 
 def notebook_paths(names=()) -> list[Path]:
-    """The course notebooks, in order, or just the ones named."""
+    """The course notebooks, in order, or just the ones named (by file name, or by number: "03")."""
     paths = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
     if names:
         wanted = {Path(n).name for n in names}
-        missing = wanted - {p.name for p in paths}
+        missing = wanted - {p.name for p in paths} - {p.name[:2] for p in paths}
         if missing:
             raise SystemExit(f"No such notebook(s) in notebooks/: {', '.join(sorted(missing))}")
-        paths = [p for p in paths if p.name in wanted]
+        paths = [p for p in paths if p.name in wanted or p.name[:2] in wanted]
     return paths
 
 
