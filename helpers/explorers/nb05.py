@@ -115,6 +115,12 @@ EXERCISES = (
                 "your scores are scaled by 1/√head_size: that comes later (notebook 07). Return q @ kᵀ alone.",
             ),
             Mistake(
+                "softmaxed",
+                lambda q, k: F.softmax(q @ k.transpose(-2, -1), dim=-1),
+                "you returned weights: this step stops at the scores, q @ k.transpose(-2, -1). Turning them into "
+                "weights (mask, then softmax) is the next line of the head.",
+            ),
+            Mistake(
                 "transposed_q",
                 lambda q, k: q.transpose(-2, -1) @ k,
                 "your result is (B, head_size, head_size): you transposed q instead of k. The scores are (B, T, T), "

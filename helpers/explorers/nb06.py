@@ -114,12 +114,12 @@ def explore_word(word: str = "you"):
 # ---- Your turn: one causal self-attention head by hand (no scale yet), blending v, not x -----------------------------
 
 
-def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0):
+def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0, fill=float("-inf")):
     """wei from x and the query and key weights (nn.Linear layout), with one knob per known mistake."""
     q, k = x @ w_q.T, x @ w_k.T
     scores = (k @ q.transpose(-2, -1) if swap else q @ k.transpose(-2, -1)) * scale
     if mask:
-        scores = scores.masked_fill(future_mask(x.shape[-2]), float("-inf"))
+        scores = scores.masked_fill(future_mask(x.shape[-2]), fill)
     return F.softmax(scores, dim=dim)
 
 
@@ -166,6 +166,12 @@ EXERCISES = (
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=False) @ (x @ w_v.T),
                 "every position also blends in its future: mask the scores above the diagonal with "
                 "float('-inf') before the softmax.",
+            ),
+            Mistake(
+                "masked_with_zero",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=0.0) @ (x @ w_v.T),
+                "you filled the future with 0 before the softmax: e⁰ is 1, so every future position still gets "
+                "a share. Fill it with float('-inf'), which the softmax turns into exactly 0 (notebook 03).",
             ),
             Mistake(
                 "softmax_wrong_dim",

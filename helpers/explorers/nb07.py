@@ -2,6 +2,7 @@
 stay calm; the exercise, the scaled scores."""
 
 import torch
+import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
@@ -89,6 +90,18 @@ EXERCISES = (
                 lambda q, k: _scaled(q, k, 1 / k.shape[-1]),
                 "you divided by head_size itself: the variance grows like head_size, so the standard deviation "
                 "grows like √head_size; divide by the square root, head_size ** 0.5.",
+            ),
+            Mistake(
+                "multiplied_by_sqrt_d",
+                lambda q, k: _scaled(q, k, k.shape[-1] ** 0.5),
+                "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 "
+                "(or divide by head_size ** 0.5).",
+            ),
+            Mistake(
+                "softmaxed",
+                lambda q, k: F.softmax(_scaled(q, k, k.shape[-1] ** -0.5), dim=-1),
+                "you returned weights: this function stops at the scaled scores, q @ kᵀ · head_size ** -0.5. The "
+                "mask and the softmax come after it.",
             ),
             Mistake(
                 "scaled_by_sqrt_T",

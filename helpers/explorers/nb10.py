@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from ..exercises import Exercise, Mistake
 
 
-def _heads(x, wq, wk, wv, scale, mask=True):
+def _heads(x, wq, wk, wv, scale, mask=True, softmax_dim=-1):
     """Each head's output, (…, T, head_size), with the scores multiplied by `scale`."""
     T = x.shape[-2]
     tril = torch.tril(torch.ones(T, T))
@@ -16,14 +16,14 @@ def _heads(x, wq, wk, wv, scale, mask=True):
         wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
         if mask:
             wei = wei.masked_fill(tril == 0, float("-inf"))
-        outs.append(F.softmax(wei, dim=-1) @ (x @ wv[h]))
+        outs.append(F.softmax(wei, dim=softmax_dim) @ (x @ wv[h]))
     return outs
 
 
-def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask=True, project=True):
-    """The multi-head forward, or one of its slips (concatenation dimension, scale, mask, projection)."""
+def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask=True, project=True, softmax_dim=-1):
+    """The multi-head forward, or one of its slips (concatenation dimension, scale, mask, softmax, projection)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
-    out = torch.cat(_heads(x, wq, wk, wv, scale, mask), dim=dim)
+    out = torch.cat(_heads(x, wq, wk, wv, scale, mask, softmax_dim), dim=dim)
     return proj(out) if project else out
 
 
@@ -80,6 +80,18 @@ EXERCISES = (
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=x.shape[-1] ** -0.5),
                 "you scaled the scores by 1/√n_embd (x.shape[-1]): each score is a dot product of head_size "
                 "numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
+            ),
+            Mistake(
+                "forgot_scale",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1.0),
+                "the heads' scores are not scaled: multiply each head's q @ kᵀ by head_size ** -0.5 "
+                "(wq.shape[-1] ** -0.5) before the mask and the softmax, as in notebook 07.",
+            ),
+            Mistake(
+                "softmax_wrong_dim",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax_dim=-2),
+                "your softmax ran down the columns: each position's row shares out its attention, so use "
+                "softmax(..., dim=-1).",
             ),
             Mistake(
                 "forgot_mask",
