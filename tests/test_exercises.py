@@ -54,7 +54,10 @@ def solution(exercise: Exercise):
     if not (ROOT / where).is_file():
         pytest.fail(f"{where} is missing: write the reference solution of {exercise.name} there, a function of that "
                     "name.", pytrace=False)
-    return getattr(importlib.import_module(f"solutions.{exercise.notebook}"), exercise.name, None)
+    found = getattr(importlib.import_module(f"solutions.{exercise.notebook}"), exercise.name, None)
+    if not callable(found):
+        pytest.fail(f"add {exercise.name}, its reference solution, to {where}: a function of that name.", pytrace=False)
+    return found
 
 
 def answer(exercise: Exercise, number: int) -> torch.Tensor:
@@ -117,8 +120,7 @@ def test_no_two_differently_named_mistakes_look_alike(exercise):
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_every_exercise_has_a_solution(exercise):
-    where = f"solutions/{exercise.notebook}.py"
-    assert callable(solution(exercise)), f"add {exercise.name}, its reference solution, to {where}"
+    assert callable(solution(exercise))  # solution() fails first, saying what to add, when solutions/nbNN.py lacks it
 
 
 def test_every_solution_has_a_declaration():
