@@ -227,7 +227,8 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     own_figure = ax is None
     if own_figure:
         _, ax = plt.subplots(figsize=figure_size(T, S))
-    image = ax.imshow(m.masked_fill(masked, math.nan).numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
+    # float64 for the colour scale: matplotlib subtracts vmin, which overflows float32 for scores near ±3.4e38
+    image = ax.imshow(m.masked_fill(masked, math.nan).double().numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
     if with_bar and colour_bar:  # as tall as the heatmap, just right of it
         ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04).ax.tick_params(labelsize=TEXT_PT)
     hatch_masked(ax, masked)
@@ -264,8 +265,12 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
 
 
 def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
-    """A cell's value as written in it: 0.27 for weights, −1.2 for scores, 1 for a 0/1 mark (never "−0.0")."""
-    text = f"{v:.0f}" if whole else f"{v:.2f}" if is_weights else f"{v:.1f}"
+    """A cell's value as written in it: 0.27 for weights, −1.2 for scores, 1 for a 0/1 mark (never "−0.0");
+    a large value short enough for its cell: 123 from 100 on, 1.2e3 from 1,000 on."""
+    if math.isfinite(v) and abs(v) >= 999.5:
+        mantissa, exponent = f"{v:.1e}".split("e")
+        return f"{float(mantissa):g}e{int(exponent)}".replace("-", "−")
+    text = f"{v:.0f}" if whole or abs(v) >= 99.95 else f"{v:.2f}" if is_weights else f"{v:.1f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text.replace("-", "−")
 
 

@@ -176,6 +176,33 @@ def test_words_of_different_lengths_or_letters_are_compared_where_both_exist(cap
     assert "not made of the same characters" in capsys.readouterr().out
 
 
+def test_equal_averages_of_different_characters_are_called_chance_not_order(capsys, shown_figures):
+    # e and y share a vector in this small table, so 'the' and 'thy' end with equal averages
+    assert torch.equal(nb01.word_vectors("e"), nb01.word_vectors("y"))
+    assert nb01.explore_bag_of_words("the", "thy")["same"].tolist() == [True, True, True]
+    out = capsys.readouterr().out
+    assert "Identical at position(s) 0, 1, where the two prefixes hold the same characters" in out
+    assert "Identical at position(s) 2 although the prefixes hold different characters" in out
+    assert "yet their last averages are equal" in out and "so their last averages differ" not in out
+
+
+def test_no_identical_position_means_no_equals_sign_in_the_legend(shown_figures):
+    assert not nb01.explore_bag_of_words("dogs", "cats")["same"].any()
+    legend = shown_figures[-1].legends[0]
+    assert [text.get_text() for text in legend.get_texts()] == ["'dogs'", "'cats'"]
+    assert not any(text.get_text() == "=" for ax in shown_figures[-1].axes for text in ax.texts)
+
+
+def test_one_position_is_counted_in_the_singular(capsys):
+    nb08.explore_mask("t")
+    assert "1 non-zero weight of 1 cell; the graph draws each position's 2 strongest: 1 arrow," in capsys.readouterr().out
+
+
+def test_a_space_is_labelled_as_a_visible_mark(shown_figures):
+    nb01.explore_bag_of_words("a b", "b a")
+    assert shown_figures[-1].axes[0].get_xticklabels()[1].get_text() == "1\n␣"
+
+
 # --- 02: dividing by the sum -----------------------------------------------------------------------------------------
 
 
@@ -192,6 +219,29 @@ def test_a_zero_sum_is_division_by_zero_and_draws_only_the_scores(capsys, shown_
     assert shown["total"] == 0 and shown["weights"] is None
     assert "nothing to divide by" in capsys.readouterr().out
     assert len(shown_figures[-1].axes) == 2
+
+
+@pytest.mark.parametrize("row", ["0.1, 0.2, -0.3", "0.1, 0.2, 0.3, -0.6"])
+def test_a_row_that_sums_to_0_on_paper_is_not_divided_by_its_rounding_error(row, capsys):
+    shown = nb02.explore_divide_by_sum(row)
+    assert shown["total"] != 0 and shown["weights"] is None  # float64 leaves about 1e-16
+    out = capsys.readouterr().out
+    assert "(0 on paper;" in out and "is float rounding)" in out and "nothing to divide by" in out
+
+
+def test_huge_weights_are_printed_in_powers_of_ten(capsys):
+    nb02.explore_divide_by_sum("1e20, -1e20, 1")
+    assert "Weight 1 is -1.00e+20: negative" in capsys.readouterr().out
+
+
+def test_the_largest_scores_draw_without_overflow_warnings(shown_figures):
+    import io
+    import warnings
+
+    nb02.explore_divide_by_sum("3e38, 3e38")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's colour scale used to subtract −3.4e38 in float32
+        shown_figures[-1].savefig(io.BytesIO(), format="png")
 
 
 def test_weights_above_one_and_the_largest_scores(capsys):
@@ -233,6 +283,13 @@ def test_huge_scores_are_shifted_instead_of_overflowing(capsys):
     assert "overflows" in capsys.readouterr().out
     # the difference −6e38 overflows to −∞, and e^−∞ = 0: weights, not NaN
     assert torch.equal(nb03.explore_masked_softmax("3e38, -3e38", now=1)["weights"], torch.tensor([1.0, 0.0]))
+
+
+def test_scores_too_low_for_two_decimals_are_shown_shifted(capsys):
+    weights = nb03.explore_masked_softmax("-198, -201, -197, -195", now=2)["weights"]
+    torch.testing.assert_close(weights, torch.tensor([0.27, 0.01, 0.72, 0.0]), atol=0.005, rtol=0)
+    out = capsys.readouterr().out
+    assert "too small for two decimals" in out and "exp(score − max): [0.37, 0.02, 1.00, 0.00]" in out
 
 
 def test_both_score_panels_share_one_colour_scale(shown_figures):
@@ -324,6 +381,17 @@ def test_the_default_is_the_hand_worked_hou_example(capsys):
     torch.testing.assert_close(shown["wei"][2], torch.tensor([0.80, 0.02, 0.18]), atol=0.005, rtol=0)
     torch.testing.assert_close(shown["out"][2], torch.tensor([8.87, 1.13]), atol=0.005, rtol=0)
     assert "u: wei [0.80, 0.02, 0.18]" in capsys.readouterr().out
+
+
+def test_too_many_numbers_for_the_value_weight_are_refused_for_its_shape(capsys):
+    assert nb06.explore_value_weight("1, 2, 3, 4, 5, 6, 7") is None
+    assert "There are 7 numbers: give at most 6, the value weight is 2×3." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("word", ["é", "ﬁ", "🙂", "yax"])
+def test_a_character_outside_the_example_names_the_five_letters_it_knows(word, capsys):
+    assert nb06.explore_word(word) is None
+    assert "this example only knows the letters h, o, u, y, t" in capsys.readouterr().out
 
 
 def test_the_value_weight_moves_out_and_never_wei():

@@ -105,14 +105,15 @@ def test_parse_numbers_accepts_the_largest_float32_values():
         ("", "There are no scores"),
         ("   ", "There are no scores"),
         (None, "There are no scores"),
-        ("2, x, 3", "Score 1, 'x', is not a number"),
-        ("2 3", "Score 0, '2 3', is not a number"),
+        ("2, x, 3", "Score 1, 'x', is not a number: type digits"),
+        ("2 3", "Score 0, '2 3', is not a number: separate the numbers with commas"),
+        ("2; -1", "Score 0, '2; -1', is not a number: separate the numbers with commas"),
         ("1, nan", "Score 1, 'nan', is not a number"),
         ("1,,2", "Score 1 is empty: remove the extra comma"),
         ("1, 2,", "Score 2 is empty: remove the extra comma"),
         ("inf, 1", "Score 0, 'inf', is too large"),
         ("1, -1e39", "Score 1, '-1e39', is too large"),
-        ("1, 2, 3, 4", "There are 4 scores: give at most 3"),
+        ("1, 2, 3, 4", "There are 4 scores: give at most 3, so every value fits on the picture."),
     ],
 )
 def test_parse_numbers_says_what_is_wrong_in_one_sentence(text, words):
@@ -122,9 +123,11 @@ def test_parse_numbers_says_what_is_wrong_in_one_sentence(text, words):
     assert one_sentence(problem)
 
 
-def test_parse_numbers_names_what_it_reads():
+def test_parse_numbers_names_what_it_reads_and_why_there_is_a_limit():
     _, problem = parse_numbers("", "1, 2", 5, what="weight")
     assert problem == "There are no weights: type numbers separated by commas, e.g. 1, 2."
+    _, problem = parse_numbers("1, 2, 3", "1, 2", 2, what="number", limit="the weight is 1×2")
+    assert problem == "There are 3 numbers: give at most 2, the weight is 1×2."
 
 
 # --- parse_word ------------------------------------------------------------------------------------
@@ -181,6 +184,10 @@ def test_check_position_says_what_is_wrong_in_one_sentence(now, words):
     problem = check_position(now, 4)
     assert words in problem
     assert one_sentence(problem)
+
+
+def test_check_position_counts_one_score_in_the_singular():
+    assert "past the end of 1 score (positions 0 to 0)" in check_position(2, 1)
 
 
 # --- link_range ------------------------------------------------------------------------------------

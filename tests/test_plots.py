@@ -265,6 +265,16 @@ def test_minus_zero_is_written_as_zero():
 
 
 @pytest.mark.parametrize(
+    "value, text",
+    [(99.9, "99.9"), (123.4, "123"), (-999.4, "−999"), (1000.0, "1e3"), (-2345.0, "−2.3e3"), (3.4e38, "3.4e38"),
+     (5.4e15, "5.4e15")],
+)
+def test_a_large_value_is_written_short_enough_for_its_cell(value, text):
+    assert cell_value_text(value, is_weights=value > 1e10) == text
+    assert len(text) <= 6
+
+
+@pytest.mark.parametrize(
     "call, message",
     [
         (lambda: show_wei(torch.ones(2, 3, 3)), "pass one sequence"),

@@ -48,10 +48,10 @@ def explorer(refuses):
 
 def fmt_row(values) -> str:
     """A row of numbers as the explorers print it: two decimals, ±∞ written out."""
-    return "[" + ", ".join(_fmt_number(v) for v in torch.as_tensor(values).tolist()) + "]"
+    return "[" + ", ".join(fmt_number(v) for v in torch.as_tensor(values).tolist()) + "]"
 
 
-def _fmt_number(v: float) -> str:
+def fmt_number(v: float) -> str:
     """Two decimals; powers of ten for huge values (a score may be up to 3.4e38)."""
     if math.isinf(v):
         return "−∞" if v < 0 else "∞"
@@ -72,11 +72,13 @@ def report(problem: str) -> None:
     print(problem)
 
 
-def parse_numbers(text, example: str, max_count: int, what: str = "score") -> tuple[list[float] | None, str | None]:
+def parse_numbers(text, example: str, max_count: int, what: str = "score",
+                  limit: str = "so every value fits on the picture") -> tuple[list[float] | None, str | None]:
     """Read comma-separated numbers (the prose's − is read as minus).
 
     Returns (values, None), or (None, one sentence saying what is wrong and what to type instead).
-    Every value must be finite in float32, the precision the explorers compute in.
+    Every value must be finite in float32, the precision the explorers compute in; `limit` says why there may be
+    at most `max_count`.
     """
     if not isinstance(text, str) or not text.strip():
         return None, f"There are no {what}s: type numbers separated by commas, e.g. {example}."
@@ -89,9 +91,9 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score") -> tu
         except ValueError:
             value = math.nan
         if math.isnan(value):
-            return None, (
-                f"{what.capitalize()} {position}, {quote(piece)}, is not a number: type digits, e.g. {example}."
-            )
+            several = len(piece.replace(";", " ").split()) > 1
+            fix = "separate the numbers with commas" if several else "type digits"
+            return None, f"{what.capitalize()} {position}, {quote(piece)}, is not a number: {fix}, e.g. {example}."
         if abs(value) > FLOAT32_MAX:
             return None, (
                 f"{what.capitalize()} {position}, {quote(piece)}, is too large to compute with (float32 overflows): "
@@ -99,7 +101,7 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score") -> tu
             )
         values.append(value)
     if len(values) > max_count:
-        return None, f"There are {len(values)} {what}s: give at most {max_count}, so every value fits on the picture."
+        return None, f"There are {len(values)} {what}s: give at most {max_count}, {limit}."
     return values, None
 
 
@@ -129,7 +131,8 @@ def check_position(value, length: int, what: str = "now", more: str = "scores") 
         return f"The position {what!r} is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:
         return (
-            f"The position {what!r} is {value}, past the end of {length} {more} (positions 0 to {length - 1}): "
+            f"The position {what!r} is {value}, past the end of {length} {more[:-1] if length == 1 else more} "
+            f"(positions 0 to {length - 1}): "
             f"move it to {length - 1} or lower, or type more {more}."
         )
     return None

@@ -6,6 +6,7 @@ from matplotlib.lines import Line2D
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
+from ..plots import char_label
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
 MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have room for every position
@@ -78,18 +79,28 @@ def _print_averages(words, averages, same) -> None:
     if same is None:
         print("Type a second word (an anagram such as 'gods' for 'dogs') to compare the averages.")
         return
-    equal_at = same.nonzero().flatten().tolist()
-    if equal_at:
-        print(f"Identical at position(s) {', '.join(map(str, equal_at))}, where the two prefixes hold the same "
+    anagram = [sorted(words[0][: t + 1]) == sorted(words[1][: t + 1]) for t in range(len(same))]
+    order_lost = [t for t in range(len(same)) if same[t] and anagram[t]]
+    by_chance = [t for t in range(len(same)) if same[t] and not anagram[t]]
+    if order_lost:
+        print(f"Identical at position(s) {', '.join(map(str, order_lost))}, where the two prefixes hold the same "
               "characters: the average cannot see their order.")
+    if by_chance:
+        print(f"Identical at position(s) {', '.join(map(str, by_chance))} although the prefixes hold different "
+              "characters: their vectors happen to add up alike (two whole numbers per character cannot keep "
+              "every mix apart).")
     if sorted(words[0]) != sorted(words[1]):
-        print(f"{words[0]!r} and {words[1]!r} are not made of the same characters, so their last averages differ.")
+        alike = torch.equal(averages[0][-1], averages[1][-1])
+        print(f"{words[0]!r} and {words[1]!r} are not made of the same characters"
+              + (", yet their last averages are equal: by chance, their vectors add up alike." if alike
+                 else ", so their last averages differ."))
 
 
 def _draw(words, averages, same) -> None:
     """One panel per number of the vectors: at each position a bar per word, and '=' over identical pairs."""
     T = max(len(w) for w in words)
-    labels = [f"{t}\n" + "/".join(dict.fromkeys(w[t] for w in words if t < len(w))) for t in range(T)]
+    any_same = same is not None and bool(same.any())
+    labels = [f"{t}\n" + "/".join(dict.fromkeys(char_label(w[t]) for w in words if t < len(w))) for t in range(T)]
     fig, axes = new_figure((10, 3.75), 1, 2, sharey=True)
     width = 0.8 / len(words)
     top = float(CHAR_VECTORS.max()) + 1.5
@@ -97,7 +108,7 @@ def _draw(words, averages, same) -> None:
         for k, (w, avg, color) in enumerate(zip(words, averages, ("tab:blue", "tab:orange"), strict=False)):
             positions = torch.arange(len(w)) + (k - (len(words) - 1) / 2) * width
             ax.bar(positions.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
-        if same is not None:
+        if any_same:
             for t in same.nonzero().flatten().tolist():
                 ax.text(t, float(averages[0][t, channel]) + 0.25, "=", ha="center", fontsize=16, fontweight="bold")
         ax.set_xticks(range(T), labels)
@@ -106,14 +117,14 @@ def _draw(words, averages, same) -> None:
         ax.set_xlabel("position t and its character")
     axes[0].set_ylabel("value of the average")
     handles, names = axes[0].get_legend_handles_labels()
-    if same is not None:
+    if any_same:
         names.append("=  identical at this position")
         handles.append(Line2D([], [], linestyle="none"))
     fig.legend(handles, names, loc="lower center", ncol=len(names), frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     compared = " and ".join(repr(w) for w in words)
     show(fig, f"Bar charts of the running averages of {compared}, position by position, one panel per number"
-              + (", with = over the positions where the two are identical." if same is not None else "."))
+              + (", with = over the positions where the two are identical." if any_same else "."))
 
 
 # ---- Your turn: the running average of one (T, C) sequence, written with a loop --------------------------------------

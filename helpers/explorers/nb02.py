@@ -6,6 +6,8 @@ scores break it in two ways: a negative score becomes a negative weight, and sco
 nothing to divide by.
 """
 
+from decimal import Decimal
+
 import torch
 
 from ..attention import future_mask
@@ -13,7 +15,7 @@ from ..averaging import average_matmul
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.explain import explain_weights
 from ..plots import show_wei
-from .core import explorer, fmt_row, new_figure, parse_numbers, report, show
+from .core import explorer, fmt_number, fmt_row, new_figure, parse_numbers, report, show
 
 MAX_SCORES = 12  # show_wei writes every value up to this width
 EXAMPLE = "2, -1, 3"
@@ -36,13 +38,15 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
         return report(problem)
     scores = torch.tensor(values, dtype=torch.float64)
     total = float(scores.sum())
-    weights = scores / total if total != 0 else None
+    on_paper = sum(Decimal(repr(v)) for v in values)  # 0.1 + 0.2 - 0.3 is 0 here, 5.6e-17 in float64
+    weights = scores / total if on_paper != 0 else None
     if weights is not None and not torch.isfinite(weights).all():
         return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
                       "make their sum further from 0.")
     problems = []
     print(f"scores:       {fmt_row(scores)}")
-    print(f"sum:          {total:g}")
+    rounding = f"   (0 on paper; {total:g} is float rounding)" if total and not on_paper else ""
+    print(f"sum:          {total:g}{rounding}")
     if weights is None:
         problems.append(
             "The scores add up to 0, so there is nothing to divide by: dividing gives inf or nan "
@@ -52,7 +56,7 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
         print(f"÷ sum:        {fmt_row(weights)}   (these do add up to 1)")
         for position in (weights < 0).nonzero().flatten().tolist():
             problems.append(
-                f"Weight {position} is {weights[position]:.2f}: negative. A blend would subtract that "
+                f"Weight {position} is {fmt_number(weights[position])}: negative. A blend would subtract that "
                 "position's vector instead of adding a share of it."
             )
         if (weights > 1).any():

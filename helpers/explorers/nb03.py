@@ -65,9 +65,13 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     print(f"position {now} is now, the last one: there is no future" if last
           else f"position {now} is now; positions after it are the future")
     print(f"① mask the future:  {fmt_row(masked)}")
-    if torch.isinf(exps).any():
+    overflows, underflows = bool(torch.isinf(exps).any()), float(exps.sum()) < 0.005  # would print as 0.00
+    if overflows or underflows:
         shifted = (masked - masked.max()).exp()
-        print("② exp:              overflows (a score above about 88 gives e^score > the largest float32);")
+        print("② exp:              overflows (a score above about 88 gives e^score > the largest float32);"
+              if overflows else
+              f"② exp:              {fmt_row(exps)}, too small for two decimals (every visible score is "
+              "below about −5);")
         print(f"   exp(score − max): {fmt_row(shifted)}   (shifting every score changes no weight)")
         print(f"③ sum:              {float(shifted.sum()):.2f}   (of the shifted exps)")
     else:

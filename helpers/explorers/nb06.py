@@ -61,7 +61,8 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
 
     Returns {'wei': (3, 3), 'out': (3, 2)} CPU tensors, or None after one sentence about bad input.
     """
-    numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6, what="number")
+    numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6, what="number",
+                                     limit="the value weight is 2×3")
     if problem is None and len(numbers) != 6:
         problem = (
             f"That is {len(numbers)} number(s): the value weight is 2×3, so type 6, row by row, "
@@ -94,7 +95,7 @@ def explore_word(word: str = "you"):
     Returns {'wei': (T, T), 'out': (T, 2)} CPU tensors, or None after one sentence about bad input.
     """
     _, problem = parse_word(word, MAX_LETTERS, what="word", example="you")
-    if problem is None and any(c not in ALPHABET for c in word):
+    if isinstance(word, str) and 0 < len(word) <= MAX_LETTERS and any(c not in ALPHABET for c in word):
         outside = next(c for c in word if c not in ALPHABET)
         problem = (
             f"The word {word!r} has {outside!r}, but this example only knows the letters "

@@ -59,6 +59,8 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
     nonzero = int((wei > 0).sum())
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
-    print(f"{nonzero} non-zero weights of {len(idx) ** 2} cells; the graph draws each position's "
-          f"{ARROWS_PER_POSITION} strongest: {drawn} arrows, loops included")
+    cells = len(idx) ** 2
+    print(f"{nonzero} non-zero weight{'s' * (nonzero != 1)} of {cells} cell{'s' * (cells != 1)}; the graph draws each "
+          "position's "
+          f"{ARROWS_PER_POSITION} strongest: {drawn} arrow{'s' * (drawn != 1)}, loops included")
     return {"wei": wei, "drawn": drawn}
