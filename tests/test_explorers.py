@@ -195,7 +195,8 @@ def test_no_identical_position_means_no_equals_sign_in_the_legend(shown_figures)
 
 def test_one_position_is_counted_in_the_singular(capsys):
     nb08.explore_mask("t")
-    assert "1 non-zero weight of 1 cell; the graph draws each position's 2 strongest: 1 arrow," in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 non-zero weight of 1 cell; the graph draws each position's 2 strongest: 1 arrow," in out
 
 
 def test_a_space_is_labelled_as_a_visible_mark(shown_figures):
