@@ -118,7 +118,7 @@ EXERCISES = (
                 "softmaxed",
                 lambda q, k: F.softmax(q @ k.transpose(-2, -1), dim=-1),
                 "you returned weights: this step stops at the scores, q @ k.transpose(-2, -1). Turning them into "
-                "weights (mask, then softmax) is the next line of the head.",
+                "weights is what the head's next two lines do: the mask, then the softmax.",
             ),
             Mistake(
                 "transposed_q",
