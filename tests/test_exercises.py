@@ -418,7 +418,7 @@ UNNAMED = [
         "masked_softmax_weights",
         lambda: lambda s: torch.softmax(s * s.new_ones(s.shape).tril() + s.new_ones(s.shape).triu(1) * float("-inf"),
                                         -1),
-        "is −∞ ever multiplied by 0",
+        "or is −∞ multiplied by 0",
     ),
     (
         "masked_softmax_weights",
@@ -585,7 +585,7 @@ def test_a_nan_in_an_exercise_without_its_own_explanation_is_told_what_makes_nan
     feedback = check("attend", attend_masking_itself)
     assert feedback.passed is False, feedback.message
     assert "entry [0, 0] is NaN (not a number)" in feedback.message
-    assert "does the mask leave each position itself" in feedback.message
+    assert "each position must see itself" in feedback.message
 
 
 def running_average_into_whole_numbers(x):

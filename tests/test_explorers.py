@@ -160,7 +160,7 @@ def test_dogs_and_gods_differ_until_their_prefixes_hold_the_same_characters(caps
     assert shown["same"].tolist() == [False, False, True, True]  # 'd'≠'g', 'do'≠'go', 'dog'~'god', 'dogs'~'gods'
     torch.testing.assert_close(shown["averages"], average_loop(nb01.word_vectors("dogs").unsqueeze(0))[0])
     out = capsys.readouterr().out
-    assert "Identical at position(s) 2, 3" in out
+    assert "Identical at positions 2, 3" in out
     # The vector of each character, once, so the averages can be checked by hand: (6 + 6 + 8) / 3 = 6.67.
     # d, g and s are notebook 04's [1, 0], [2, 1], [1, 1]; o keeps [6, 4] from notebook 01's worked example.
     assert out.splitlines()[0] == "vectors: 'd' [1.00, 0.00],  'o' [6.00, 4.00],  'g' [2.00, 1.00],  's' [1.00, 1.00]"
@@ -181,8 +181,8 @@ def test_equal_averages_of_different_characters_are_called_chance_not_order(caps
     assert torch.equal(nb01.word_vectors("e"), nb01.word_vectors("y"))
     assert nb01.explore_bag_of_words("the", "thy")["same"].tolist() == [True, True, True]
     out = capsys.readouterr().out
-    assert "Identical at position(s) 0, 1, where the two prefixes hold the same characters" in out
-    assert "Identical at position(s) 2 although the prefixes hold different characters" in out
+    assert "Identical at positions 0, 1, where the two prefixes hold the same characters" in out
+    assert "Identical at position 2 although the prefixes hold different characters" in out
     assert "yet their last averages are equal" in out and "so their last averages differ" not in out
 
 

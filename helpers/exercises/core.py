@@ -27,9 +27,9 @@ WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
-    "NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does the mask leave each position itself (a "
-    "softmax of a row that is −∞ everywhere is NaN), does any division divide by a sum of 0, and is −∞ ever "
-    "multiplied by 0 (write it with masked_fill instead)?"
+    "NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does a division divide by 0, does a mask leave "
+    "some position nothing to see (a softmax of a row that is −∞ everywhere is NaN: each position must see "
+    "itself), or is −∞ multiplied by 0 (mask with masked_fill instead)?"
 )
 
 

@@ -51,6 +51,11 @@ def fmt_row(values) -> str:
     return "[" + ", ".join(fmt_number(v) for v in torch.as_tensor(values).tolist()) + "]"
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and `noun`, plural unless n is 1: "1 score", "4 scores"."""
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def fmt_number(v: float) -> str:
     """Two decimals; powers of ten for huge values (a score may be up to 3.4e38)."""
     if math.isinf(v):
@@ -105,25 +110,28 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
     return values, None
 
 
-def parse_word(word, max_len: int, what: str = "word", example: str = "hou") -> tuple[list[int] | None, str | None]:
-    """Encode a typed word; return (indices, None), or (None, one sentence saying what is wrong and what to do)."""
+def parse_word(word, max_len: int, what: str = "word", example: str = "hou",
+               alphabet: str | None = None) -> tuple[list[int] | None, str | None]:
+    """Encode a typed word; return (indices, None), or (None, one sentence saying what is wrong and what to do).
+
+    `alphabet`: the only characters this explorer knows (default: every character of tiny Shakespeare).
+    """
     if not isinstance(word, str):
         return None, f"The {what} is {type(word).__name__}, not text: type characters, e.g. {example!r}."
     if not word:
         return None, f"The {what} is empty: type 1 to {max_len} characters, e.g. {example!r}."
     if len(word) > max_len:
         return None, f"The {what} {quote(word)} has {len(word)} characters: keep it to {max_len} or fewer."
-    unknown = [(i, ch) for i, ch in enumerate(word) if ch not in STOI]
+    unknown = [(i, ch) for i, ch in enumerate(word) if ch not in (alphabet or STOI)]
     if unknown:
         i, ch = unknown[0]
-        return None, (
-            f"The {what} {quote(word, i)} has {ch!r} at position {i}, which tiny Shakespeare never uses: "
-            f"type letters, spaces and {SIGNS} only."
-        )
+        allowed = (f"this example only knows the letters {', '.join(alphabet)}: type only those" if alphabet
+                   else f"tiny Shakespeare never uses it: type letters, spaces and {SIGNS} only")
+        return None, f"The {what} {quote(word, i)} has {ch!r} at position {i}, but {allowed}, e.g. {example!r}."
     return [STOI[ch] for ch in word], None
 
 
-def check_position(value, length: int, what: str = "now", more: str = "scores") -> str | None:
+def check_position(value, length: int, what: str = "now", more: str = "score") -> str | None:
     """None when `value` is a position of a row of `length` items, else one sentence saying what to do."""
     if isinstance(value, bool) or not isinstance(value, int):
         return f"The position {what!r} is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
@@ -131,9 +139,8 @@ def check_position(value, length: int, what: str = "now", more: str = "scores") 
         return f"The position {what!r} is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:
         return (
-            f"The position {what!r} is {value}, past the end of {length} {more[:-1] if length == 1 else more} "
-            f"(positions 0 to {length - 1}): "
-            f"move it to {length - 1} or lower, or type more {more}."
+            f"The position {what!r} is {value}, past the end of {counted(length, more)} (positions 0 to "
+            f"{length - 1}): move it to {length - 1} or lower, or type more {more}s."
         )
     return None
 

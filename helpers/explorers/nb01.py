@@ -83,10 +83,10 @@ def _print_averages(words, averages, same) -> None:
     order_lost = [t for t in range(len(same)) if same[t] and anagram[t]]
     by_chance = [t for t in range(len(same)) if same[t] and not anagram[t]]
     if order_lost:
-        print(f"Identical at position(s) {', '.join(map(str, order_lost))}, where the two prefixes hold the same "
+        print(f"Identical at {positions(order_lost)}, where the two prefixes hold the same "
               "characters: the average cannot see their order.")
     if by_chance:
-        print(f"Identical at position(s) {', '.join(map(str, by_chance))} although the prefixes hold different "
+        print(f"Identical at {positions(by_chance)} although the prefixes hold different "
               "characters: their vectors happen to add up alike (two whole numbers per character cannot keep "
               "every mix apart).")
     if sorted(words[0]) != sorted(words[1]):
@@ -94,6 +94,11 @@ def _print_averages(words, averages, same) -> None:
         print(f"{words[0]!r} and {words[1]!r} are not made of the same characters"
               + (", yet their last averages are equal: by chance, their vectors add up alike." if alike
                  else ", so their last averages differ."))
+
+
+def positions(where: list[int]) -> str:
+    """"position 2" or "positions 2, 3"."""
+    return f"position{'s' * (len(where) != 1)} {', '.join(map(str, where))}"
 
 
 def _draw(words, averages, same) -> None:

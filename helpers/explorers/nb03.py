@@ -54,7 +54,7 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem is None:
-        problem = check_position(now, len(values), "now", "scores")
+        problem = check_position(now, len(values), "now", "score")
     if problem:
         return report(problem)
 

@@ -13,7 +13,7 @@ from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
+from .core import counted, explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8
@@ -65,7 +65,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
                                      limit="the value weight is 2×3")
     if problem is None and len(numbers) != 6:
         problem = (
-            f"That is {len(numbers)} number(s): the value weight is 2×3, so type 6, row by row, "
+            f"That is {counted(len(numbers), 'number')}: the value weight is 2×3, so type 6, row by row, "
             f"e.g. {HOU_VALUE_TEXT}."
         )
     if problem:
@@ -94,13 +94,7 @@ def explore_word(word: str = "you"):
 
     Returns {'wei': (T, T), 'out': (T, 2)} CPU tensors, or None after one sentence about bad input.
     """
-    _, problem = parse_word(word, MAX_LETTERS, what="word", example="you")
-    if isinstance(word, str) and 0 < len(word) <= MAX_LETTERS and any(c not in ALPHABET for c in word):
-        outside = next(c for c in word if c not in ALPHABET)
-        problem = (
-            f"The word {word!r} has {outside!r}, but this example only knows the letters "
-            f"{', '.join(ALPHABET)}: try 'you', 'thou' or 'hou'."
-        )
+    _, problem = parse_word(word, MAX_LETTERS, what="word", example="you", alphabet=ALPHABET)
     if problem:
         return report(problem)
     query, key, value = linear(QUERY_WEIGHT), linear(KEY_WEIGHT), linear(VALUE_WEIGHT)

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import draw_graph, graph_edges, show_wei
-from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
+from .core import counted, explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
@@ -59,8 +59,6 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
     nonzero = int((wei > 0).sum())
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
-    cells = len(idx) ** 2
-    print(f"{nonzero} non-zero weight{'s' * (nonzero != 1)} of {cells} cell{'s' * (cells != 1)}; the graph draws each "
-          "position's "
-          f"{ARROWS_PER_POSITION} strongest: {drawn} arrow{'s' * (drawn != 1)}, loops included")
+    print(f"{counted(nonzero, 'non-zero weight')} of {counted(len(idx) ** 2, 'cell')}; the graph draws each "
+          f"position's {ARROWS_PER_POSITION} strongest: {counted(drawn, 'arrow')}, loops included")
     return {"wei": wei, "drawn": drawn}
