@@ -311,8 +311,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     if not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round()):
         return Feedback(
             False,
-            f"your result holds whole numbers ({dtype}), which cannot hold fractions: dividing them, or storing a "
-            "value into them, drops everything after the decimal point. Keep your tensors in floats "
+            f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and storing a value into "
+            "them drop everything after the decimal point. Keep your tensors in floats "
             "(torch.zeros and torch.ones make floats unless given a dtype; .float() converts one).",
             WHOLE_NUMBERS,
         )
