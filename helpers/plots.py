@@ -16,6 +16,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Arc, Circle, FancyArrowPatch, PathPatch
 from matplotlib.path import Path
 
+from .words import listed
+
 # stage name → (title text, whether the values are weights drawn on a fixed 0–1 scale)
 STAGES = {
     "raw": ("raw scores", False),
@@ -252,16 +254,29 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
     what = f"Heatmap '{title}'" + (f" for {word!r}" if word else "") + f", {T} rows × {S} columns"
     values = m.masked_fill(masked, -math.inf)
     if T <= ANNOTATE_UP_TO and is_weights:
-        best = values.argmax(dim=1).tolist()
-        parts = [f"{rows[i]} → {cols[j]} {float(m[i, j]):.2f}" for i, j in enumerate(best) if not masked[i, j]]
+        parts = [strongest_in_row(rows[i], cols, values[i]) for i in range(T) if not masked[i].all()]
         strongest = "strongest weight in each row: " + "; ".join(parts)
     else:
         flat = values.flatten()
-        order = [k for k in flat.argsort(descending=True).tolist()[:3] if flat[k] > -math.inf]
-        parts = [f"{rows[k // S]} → {cols[k % S]} {float(flat[k]):.2f}" for k in order]
-        strongest = "largest values: " + "; ".join(parts)
+        visible = flat[flat > -math.inf]
+        if len(visible) > 1 and (visible == visible[0]).all():  # no value stands out: naming three would mislead
+            strongest = f"every visible value {float(visible[0]):.2f}"
+        else:
+            order = [k for k in flat.argsort(descending=True).tolist()[:3] if flat[k] > -math.inf]
+            parts = [f"{rows[k // S]} → {cols[k % S]} {float(flat[k]):.2f}" for k in order]
+            strongest = "largest values: " + "; ".join(parts)
     hidden = int(masked.sum())
     return f"{what} (row looks at column){f', {hidden} masked cells hatched' if hidden else ''}; {strongest}."
+
+
+def strongest_in_row(row: str, cols, values: torch.Tensor) -> str:
+    """One row's strongest visible weight for alt text ("1 o → 0 h 0.70"), naming every column that ties for it."""
+    top = values.max()
+    tied = [cols[j] for j in (values == top).nonzero().flatten().tolist()]
+    visible = int((values > -math.inf).sum())
+    if len(tied) == 1:
+        return f"{row} → {tied[0]} {float(top):.2f}"
+    return f"{row} → {'all' if len(tied) == visible else listed(tied)} {float(top):.2f} each"
 
 
 def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
@@ -280,6 +295,14 @@ def fit_cell_text(ax) -> None:
     size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points(ax, T, S)))
     for text in ax.texts:
         text.set_fontsize(size)
+
+
+def fit_numbers_to_cells(fig) -> None:
+    """Lay the figure out, then size the numbers in each heatmap's cells to its cells (fit_cell_text)."""
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        if ax.images and ax.texts:
+            fit_cell_text(ax)
 
 
 def relative_luminance(colour) -> float:
@@ -330,7 +353,7 @@ def panel_size(T: int, S: int) -> float:
     """Inches for the cells of one panel of show_wei_stages: room for TEXT_PT numbers when small."""
     n = max(T, S)
     cell = STAGE_CELL_INCHES if n <= ANNOTATE_UP_TO else min(STAGE_CELL_INCHES, 3.6 / n)
-    return min(cell * n, 4.8)
+    return min(cell * max(n, 3), 4.8)  # never narrower than three cells: a title and an axis name need the room
 
 
 def bar_groups(scales: list) -> list[bool]:
@@ -347,6 +370,58 @@ class Panel(NamedTuple):
     stage: str
     title: str | None = None
     labels: object = None
+
+
+def two_lines(text: str) -> str:
+    """`text` broken once: before its bracket, "wei — masked scores\n(future = −∞)", else at the middlemost space."""
+    if " (" in text:
+        head, _, rest = text.partition(" (")
+        return f"{head}\n({rest}"
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    if not spaces:
+        return text
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return f"{text[:cut]}\n{text[cut + 1:]}"
+
+
+def label_texts(ax, ticks: bool = True) -> list:
+    """An axes' visible title and axis names, and with `ticks` its tick labels (a colour bar's numbers too)."""
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *(ax.get_xticklabels() + ax.get_yticklabels() if ticks else [])]
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def clashes(text, ax, fig) -> bool:
+    """Whether `text` (a title or axis name of `ax`) runs into another text of the figure."""
+    box = text.get_window_extent()
+    near = [t for other in fig.axes for t in label_texts(other, ticks=other is not ax) if t is not text]
+    return any(box.overlaps(t.get_window_extent().shrunk(0.98, 0.9)) for t in near)
+
+
+def name_shared_axis_once(fig) -> None:
+    """Where panels in one row share a column-axis name that runs into the next panel's, write it once, under the
+    first panel of the row. Needs a laid-out figure."""
+    heatmaps = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+    for first in heatmaps:
+        row = [ax for ax in heatmaps if abs(ax.get_position().y0 - first.get_position().y0) < 1e-6]
+        name = first.get_xlabel()
+        if first is not row[0] or not name or not any(clashes(ax.xaxis.label, ax, fig) for ax in row):
+            continue
+        for ax in row[1:]:
+            if ax.get_xlabel() == name:
+                ax.set_xlabel("")
+
+
+def wrap_clashing_labels(fig) -> bool:
+    """Put a panel's title or axis name that runs into another text onto two lines, and the same text on every
+    other panel too, so that the panels stay alike. Needs a laid-out figure; True if any text changed."""
+    heatmaps = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+    labels = [(ax, text) for ax in heatmaps for text in (ax.title, ax.xaxis.label, ax.yaxis.label)
+              if text.get_text().strip() and "\n" not in text.get_text()]
+    clashing = {text.get_text() for ax, text in labels if clashes(text, ax, fig)}
+    for _, text in labels:
+        if text.get_text() in clashing:
+            text.set_text(two_lines(text.get_text()))
+    return bool(clashing)
 
 
 def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="plain", ncols=None, fig=None):
@@ -396,10 +471,12 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
             ax.set_ylabel("")
     for ax in list(axes)[n:]:
         ax.remove()
-    fig.draw_without_rendering()  # lay the panels out, then size their numbers to their cells
-    for ax in fig.axes:
-        if ax.images and ax.texts:
-            fit_cell_text(ax)
+    fit_numbers_to_cells(fig)
+    name_shared_axis_once(fig)  # only frees room: the next layout (or drawing) takes it up
+    for _ in range(3):  # a text on two lines takes room from the cells and moves the panels: fit, and look again
+        if not wrap_clashing_labels(fig):
+            break
+        fit_numbers_to_cells(fig)
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
     fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
     return fig

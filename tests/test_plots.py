@@ -177,6 +177,41 @@ def test_masked_cells_are_hatched_by_runs_along_each_row():
     assert hatched_cells(ax) == {tuple(ij) for ij in masked.nonzero().tolist()}
 
 
+def overlapping_texts(fig) -> list[tuple[str, str]]:
+    """Pairs of texts of different panels (titles, axis names, tick labels, colour-bar numbers) whose boxes overlap,
+    and a panel's title or axis name running into another of its own; numbers inside cells are left out."""
+    fig.draw_without_rendering()
+    texts = []
+    for ax in fig.axes:
+        named = [ax.title, ax.xaxis.label, ax.yaxis.label]
+        for t in [*named, *ax.get_xticklabels(), *ax.get_yticklabels()]:
+            if t.get_visible() and t.get_text().strip():
+                texts.append((ax, t in named, t.get_text(), t.get_window_extent().shrunk(0.98, 0.9)))
+    return [(a[2], b[2]) for i, a in enumerate(texts) for b in texts[i + 1:]
+            if (a[0] is not b[0] or (a[1] and b[1])) and a[3].overlaps(b[3])]
+
+
+@pytest.mark.parametrize("panels, options", [
+    ([(torch.randn(2, 2), "raw", "wei — raw scores q · k"), (torch.randn(2, 2), "masked"), (torch.eye(2), "softmax")],
+     {"labels": "hu", "axis_names": "qk"}),
+    ([(torch.eye(3), "weights", "sum(1, keepdim=True): rows sum to 1"), (torch.eye(3), "weights", "sum(1): rows sum to "
+      "1, 1.5, 1.83")], {"labels": "hou"}),
+    ([(torch.zeros(6, 6), "masked"), (torch.eye(6), "softmax")], {"labels": "First "}),
+    ([(torch.eye(3), "weights", f"head {h} — 'hou'", "hou") for h in range(4)], {"axis_names": "qk", "ncols": 4}),
+])
+def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
+    fig = show_wei_stages(panels, **options)
+    assert overlapping_texts(fig) == []
+    names = [ax.get_xlabel() for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+    assert names[0] and all(name in ("", names[0]) for name in names), "a shared axis name is written once, or on each"
+
+
+def test_the_overlap_check_sees_titles_that_run_into_each_other():
+    fig = show_wei_stages([(torch.eye(3), "weights", "hou"), (torch.eye(3), "weights", "you")], labels="hou")
+    fig.axes[0].set_title("a title far too long for one small panel of three cells")
+    assert overlapping_texts(fig)
+
+
 def smallest_text_px(fig) -> tuple[float, str]:
     """The smallest text of a figure in pixels (at its dpi) and what kind of text it is."""
     kind, _, px = min(figure_texts(fig), key=lambda t: t[2])
@@ -388,6 +423,14 @@ def test_a_heatmap_says_which_word_which_stage_and_its_strongest_weights():
     scores = show_wei(torch.tensor([[1.0, -math.inf], [4.0, 2.0]]), labels="hu", stage="masked").figure
     assert "masked scores" in alt_text(scores) and "largest values: 1 u → 0 h 4.00; 1 u → 1 u 2.00; 0 h → 0 h 1.00" \
         in alt_text(scores)
+
+
+def test_tied_weights_and_equal_values_are_described_as_ties_not_as_one_pick():
+    wei = torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.4, 0.4, 0.2]])
+    text = alt_text(show_wei(wei, labels="hou", stage="softmax").figure)
+    assert "1 o → all 0.50 each" in text and "2 u → 0 h and 1 o 0.40 each" in text and "0 h → 0 h 1.00" in text
+    zeros = alt_text(show_wei(torch.zeros(3, 3), labels="hou", stage="masked").figure)
+    assert "every visible value 0.00" in zeros and "largest values" not in zeros
 
 
 def test_panels_side_by_side_are_each_described():

@@ -20,6 +20,8 @@ from typing import Callable
 
 import torch
 
+from ..words import article, listed
+
 HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right for one size only
 LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
 ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right per sequence, wrong for a batch
@@ -562,11 +564,6 @@ def fmt_apart(value, other) -> tuple[str, str]:
     return pair
 
 
-def article(noun: str) -> str:
-    """`noun` after "a" or "an", by its first letter: "a list", "an int", "an ndarray"."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' or noun == 'ndarray' else 'a'} {noun}"
-
-
 def first_line(err: BaseException) -> str:
     """The first line of an exception's message (or 'no message')."""
     try:
@@ -592,12 +589,6 @@ def same_inputs(given: tuple, original: tuple) -> bool:
         elif a != b:
             return False
     return True
-
-
-def listed(items) -> str:
-    """Items in words: "a", "a and b", "a, b and c"."""
-    items = list(items)
-    return " and ".join(filter(None, (", ".join(items[:-1]), items[-1])))
 
 
 def size_of(exercise: Exercise, inputs: tuple) -> str:

@@ -24,6 +24,7 @@ import torch
 from matplotlib.figure import Figure
 
 from ..data import CHARS, QUOTE_AROUND, STOI, quote_around
+from ..words import counted
 
 # Explorers compute in float32: a number beyond this is infinite there, and softmax of it is nan.
 FLOAT32_MAX = torch.finfo(torch.float32).max
@@ -49,11 +50,6 @@ def explorer(refuses):
 def fmt_row(values) -> str:
     """A row of numbers as the explorers print it: two decimals, ±∞ written out."""
     return "[" + ", ".join(fmt_number(v) for v in torch.as_tensor(values).tolist()) + "]"
-
-
-def counted(n: int, noun: str) -> str:
-    """`n` and `noun`, plural unless n is 1: "1 score", "4 scores"."""
-    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def fmt_number(v: float) -> str:

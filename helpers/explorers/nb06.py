@@ -13,7 +13,8 @@ from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import counted, explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
+from ..words import counted
+from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 from ..attention import causal_softmax
 from ..examples import demo_head
 from ..plots import draw_graph, graph_edges, show_wei
-from .core import counted, explorer, fmt_row, new_figure, parse_word, quote, report, show
+from ..words import counted
+from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
