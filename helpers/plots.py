@@ -522,6 +522,7 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None):
     own_figure = ax is None
     if own_figure:
         _, ax = plt.subplots(figsize=(max(5.0, 1.1 * T + 1), 3.8))
+    nodes = [Circle((t, 0), 0.22, facecolor="white", edgecolor="black", zorder=3) for t in range(T)]
     for t, s, weight in edges:
         width = max(MIN_EDGE_WIDTH, MAX_EDGE_WIDTH * weight)
         if s == t:  # a loop over the node: the position reads its own value
@@ -529,11 +530,12 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None):
                              alpha=0.55))
             continue
         colour = PAST_COLOUR if s < t else FUTURE_COLOUR
+        # patchA/patchB end the arrow at the nodes' rims, so its head lies outside the node, not under it
         ax.add_patch(FancyArrowPatch((s, 0.0), (t, 0.0), connectionstyle="arc3,rad=-0.42", arrowstyle="-|>",
-                                     mutation_scale=8 + width, linewidth=width, color=colour, alpha=0.55,
-                                     shrinkA=11, shrinkB=11))
+                                     mutation_scale=10 + 1.5 * width, linewidth=width, color=colour, alpha=0.55,
+                                     patchA=nodes[s], patchB=nodes[t], shrinkA=1, shrinkB=1))
     for t, label in enumerate(labels):
-        ax.add_patch(Circle((t, 0), 0.22, facecolor="white", edgecolor="black", zorder=3))
+        ax.add_patch(nodes[t])
         ax.text(t, 0, char_label(label), ha="center", va="center", fontsize=TITLE_PT, zorder=4)
         ax.text(t, -0.3, str(t), ha="center", va="top", fontsize=TEXT_PT, color="#555555")
     reach = 0.21 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from matplotlib.patches import Arc, FancyArrowPatch
+from matplotlib.patches import Arc, Circle, FancyArrowPatch
 
 from helpers.plots import (
     MAX_STAGES_WIDTH,
@@ -502,6 +502,17 @@ def test_graph_edge_width_follows_the_weight_and_faint_edges_stay_visible():
     (faint,) = [p for p in draw_graph(torch.tensor([[1.0, 0.0], [0.01, 0.99]]), "ab").patches
                 if isinstance(p, FancyArrowPatch)]
     assert faint.get_linewidth() == MIN_EDGE_WIDTH  # weight 0.01 would be a hairline
+    plt.close("all")
+
+
+def test_graph_arrowheads_stop_at_the_node_rims_where_they_can_be_seen():
+    ax = draw_graph(torch.tensor([[1.0, 0.0, 0.0], [0.3, 0.7, 0.0], [0.9, 0.05, 0.05]]), "hou")
+    ax.figure.draw_without_rendering()
+    nodes = {round(c.center[0]): c for c in ax.patches if isinstance(c, Circle)}
+    for arrow in (p for p in ax.patches if isinstance(p, FancyArrowPatch)):
+        outline = arrow.get_path().vertices  # data coordinates (equal on both axes), head included
+        for node in nodes.values():  # no part of an arrow is hidden under a node
+            assert (((outline - node.center) ** 2).sum(1) ** 0.5 >= 0.98 * node.radius).all()
     plt.close("all")
 
 
