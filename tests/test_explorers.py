@@ -211,7 +211,7 @@ def test_the_worked_row_shows_a_negative_weight(capsys, shown_figures):
     shown = nb02.explore_divide_by_sum("2, -1, 3")
     torch.testing.assert_close(shown["weights"], torch.tensor([0.5, -0.25, 0.75], dtype=torch.float64))
     assert shown["total"] == 4 and len(shown["problems"]) == 1
-    assert "Weight 1 is -0.25: negative" in capsys.readouterr().out
+    assert "The weight at position 1 is -0.25: negative" in capsys.readouterr().out
     assert len(shown_figures[-1].axes) == 4  # two one-row panels, each with its colour bar
 
 
@@ -232,7 +232,7 @@ def test_a_row_that_sums_to_0_on_paper_is_not_divided_by_its_rounding_error(row,
 
 def test_huge_weights_are_printed_in_powers_of_ten(capsys):
     nb02.explore_divide_by_sum("1e20, -1e20, 1")
-    assert "Weight 1 is -1.00e+20: negative" in capsys.readouterr().out
+    assert "The weight at position 1 is -1.00e+20: negative" in capsys.readouterr().out
 
 
 def test_the_largest_scores_draw_without_overflow_warnings(shown_figures):

@@ -1,12 +1,15 @@
 """Notebook 01's own helpers: the bag-of-words explorer, which shows order is lost, and the running-average exercise."""
 
 import torch
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
+from matplotlib.textpath import text_to_path
+from matplotlib.transforms import offset_copy
 
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
-from ..plots import char_label
+from ..plots import TEXT_PT, char_label
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
 MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have room for every position
@@ -96,26 +99,50 @@ def _print_averages(words, averages, same) -> None:
                  else ", so their last averages differ."))
 
 
+def _value(v: float) -> str:
+    """A bar's value as the printout gives it, without trailing zeros: 3, 3.5, 1.67 (and 0 for an empty bar)."""
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def _label_height(value: float, written: bool, upright: bool) -> float:
+    """Points from the top of a bar to just above its written value: where its "=" goes."""
+    if not written:
+        return 3
+    width, height, _ = text_to_path.get_text_width_height_descent(_value(value), FontProperties(size=TEXT_PT), False)
+    return 5 + (width if upright else height)  # an upright value is as tall as it is wide; 2 points of padding
+
+
 def positions(where: list[int]) -> str:
     """"position 2" or "positions 2, 3"."""
     return f"position{'s' * (len(where) != 1)} {', '.join(map(str, where))}"
 
 
 def _draw(words, averages, same) -> None:
-    """One panel per number of the vectors: at each position a bar per word, and '=' over identical pairs."""
+    """One panel per number: at each position a bar per word, its value written on it, and "=" over identical pairs."""
     T = max(len(w) for w in words)
     any_same = same is not None and bool(same.any())
     labels = [f"{t}\n" + "/".join(dict.fromkeys(char_label(w[t]) for w in words if t < len(w))) for t in range(T)]
     fig, axes = new_figure((10, 3.75), 1, 2, sharey=True)
     width = 0.8 / len(words)
-    top = float(CHAR_VECTORS.max()) + 1.5
+    # Each bar's value is written over it: across the bar while it is wide enough for "4.67" (up to 8 bars a panel),
+    # upright up to 16 bars; beyond that the values would run into each other, and the printout has them. The axis
+    # leaves room above the tallest bar for its value and an "=" over that.
+    bars_per_panel = T * len(words)
+    written, upright = bars_per_panel <= 16, bars_per_panel > 8
+    top = max(max(float(avg.max()) for avg in averages), 1.0) * ((1.5 if upright else 1.35) if written else 1.2)
     for channel, ax in enumerate(axes):
         for k, (w, avg, color) in enumerate(zip(words, averages, ("tab:blue", "tab:orange"), strict=False)):
             positions = torch.arange(len(w)) + (k - (len(words) - 1) / 2) * width
-            ax.bar(positions.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
+            bars = ax.bar(positions.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
+            if written:
+                ax.bar_label(bars, [_value(v) for v in avg[:, channel].tolist()], padding=2, fontsize=TEXT_PT,
+                             rotation=90 if upright else 0)
         if any_same:
             for t in same.nonzero().flatten().tolist():
-                ax.text(t, float(averages[0][t, channel]) + 0.25, "=", ha="center", fontsize=16, fontweight="bold")
+                value = float(averages[0][t, channel])
+                above = _label_height(value, written, upright)
+                over_value = offset_copy(ax.transData, fig=fig, y=above, units="points")
+                ax.text(t, value, "=", ha="center", va="bottom", fontsize=16, fontweight="bold", transform=over_value)
         ax.set_xticks(range(T), labels)
         ax.set_ylim(0, top)
         ax.set_title(f"{('first', 'second')[channel]} number of the running average")

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..examples import demo_head
-from ..plots import draw_graph, graph_edges, show_wei
+from ..plots import draw_graph, fit_numbers_to_cells, graph_edges, show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
@@ -50,11 +50,14 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
         return report(problem)
     wei = demo_weights(idx, causal)
     kind = "decoder: causal mask on" if causal else "encoder: no mask"
-    # cells of 0.43 in or more, so the numbers written in them are 12 pt (16 px on a 1280×720 slide)
-    fig, (left, right) = new_figure((10, 5.0), 1, 2, width_ratios=[1.3, 1])
+    # The graph keeps its shape (one unit per position), so only width makes it bigger: it gets as much as the
+    # heatmap, whose cells stay 0.45 in or more (numbers of 12 pt or more, 16 px on a 1280×720 slide), and the
+    # whole picture stays under about 1,050 px wide, clear of a slide's navigation arrows.
+    fig, (left, right) = new_figure((10.6, 5.2), 1, 2, width_ratios=[1, 1.05])
     show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
     draw_graph(wei, word, ax=right, title="the same weights as a graph", per_row=ARROWS_PER_POSITION)
     fig.tight_layout()
+    fit_numbers_to_cells(fig)  # the numbers in the cells, sized to the cells as laid out
     show(fig, f"Heatmap of the demo head's wei for {word!r} ({kind}) beside the same weights drawn as a graph of "
               "arrows from the position read to the position reading.")
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
