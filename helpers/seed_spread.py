@@ -1,6 +1,6 @@
 """How far the trained head's validation loss moves from one seed to the next.
 
-    python -m helpers.seed_spread             # seeds 1337, 1, 2, 3, 4: about two minutes on a quiet CPU
+    python -m helpers.seed_spread             # seeds 1337, 1, 2, 3, 4: a few minutes on a quiet CPU
     python -m helpers.seed_spread 1337 7      # the seeds you name
 
 Notebook 09 trains `OneHeadModel` once, with seed 1337, and quotes this command's table. Each run here
