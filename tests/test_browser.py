@@ -629,6 +629,7 @@ def test_static_site_opens_offline(built, offline_page):
     screenshot(page, "site_index")
     links.nth(1).locator("a").first.click()
     expect(page.locator("h1").first).to_contain_text(TITLE)
+    page.wait_for_load_state("load")  # every picture decoded: on a busy machine the heading comes well before them
     assert_heatmap_visible(page)
     visible_output_images(page)[0].scroll_into_view_if_needed()
     screenshot(page, "site_heatmap")
