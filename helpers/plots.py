@@ -394,29 +394,41 @@ def clashes(text, ax, fig) -> bool:
     """Whether `text` (a title or axis name of `ax`) runs into another text of the figure."""
     box = text.get_window_extent()
     near = [t for other in fig.axes for t in label_texts(other, ticks=other is not ax) if t is not text]
-    return any(box.overlaps(t.get_window_extent().shrunk(0.98, 0.9)) for t in near)
+    return any(box.overlaps(t.get_window_extent().padded(6)) for t in near)  # 6 px apart at least
+
+
+def smallest_panel_inches(fig) -> float:
+    """The side, in inches, of the smallest heatmap of a laid-out figure (its cells keep their aspect)."""
+    return min(min(ax.get_window_extent().bounds[2:]) for ax in fig.axes
+               if ax.images and not hasattr(ax, "_colorbar")) / fig.dpi
 
 
 def name_shared_axis_once(fig) -> None:
-    """Where panels in one row share a column-axis name that runs into the next panel's, write it once, under the
-    first panel of the row. Needs a laid-out figure."""
+    """Where panels in one row share an axis name (rows or columns) that runs into another panel's text, write it
+    once, on the first panel of the row. Needs a laid-out figure."""
     heatmaps = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
     for first in heatmaps:
         row = [ax for ax in heatmaps if abs(ax.get_position().y0 - first.get_position().y0) < 1e-6]
-        name = first.get_xlabel()
-        if first is not row[0] or not name or not any(clashes(ax.xaxis.label, ax, fig) for ax in row):
+        if first is not row[0]:
             continue
-        for ax in row[1:]:
-            if ax.get_xlabel() == name:
-                ax.set_xlabel("")
+        for axis in ("xaxis", "yaxis"):
+            name = getattr(first, axis).label.get_text()
+            if name and any(clashes(getattr(ax, axis).label, ax, fig) for ax in row):
+                for ax in row[1:]:
+                    if getattr(ax, axis).label.get_text() == name:
+                        getattr(ax, axis).label.set_text("")
+
+
+def panel_names(fig) -> list:
+    """(axes, text) for each heatmap's visible title and axis names."""
+    return [(ax, text) for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")
+            for text in (ax.title, ax.xaxis.label, ax.yaxis.label) if text.get_text().strip()]
 
 
 def wrap_clashing_labels(fig) -> bool:
     """Put a panel's title or axis name that runs into another text onto two lines, and the same text on every
     other panel too, so that the panels stay alike. Needs a laid-out figure; True if any text changed."""
-    heatmaps = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
-    labels = [(ax, text) for ax in heatmaps for text in (ax.title, ax.xaxis.label, ax.yaxis.label)
-              if text.get_text().strip() and "\n" not in text.get_text()]
+    labels = [(ax, text) for ax, text in panel_names(fig) if "\n" not in text.get_text()]
     clashing = {text.get_text() for ax, text in labels if clashes(text, ax, fig)}
     for _, text in labels:
         if text.get_text() in clashing:
@@ -473,8 +485,15 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
         ax.remove()
     fit_numbers_to_cells(fig)
     name_shared_axis_once(fig)  # only frees room: the next layout (or drawing) takes it up
-    for _ in range(3):  # a text on two lines takes room from the cells and moves the panels: fit, and look again
-        if not wrap_clashing_labels(fig):
+    cells = smallest_panel_inches(fig)
+    for _ in range(4):  # each change moves the panels, which may make another clash: look again
+        if wrap_clashing_labels(fig):
+            fig.draw_without_rendering()
+            lost = cells - smallest_panel_inches(fig)  # the extra line's height, taken from the cells: give it back
+            fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + max(lost, 0) * nrows)
+        elif any(clashes(text, ax, fig) for ax, text in panel_names(fig)):  # on two lines and still too wide
+            fig.set_size_inches(fig.get_figwidth() + 0.3 * ncols, fig.get_figheight())
+        else:
             break
         fit_numbers_to_cells(fig)
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]

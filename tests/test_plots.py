@@ -198,12 +198,15 @@ def overlapping_texts(fig) -> list[tuple[str, str]]:
       "1, 1.5, 1.83")], {"labels": "hou"}),
     ([(torch.zeros(6, 6), "masked"), (torch.eye(6), "softmax")], {"labels": "First "}),
     ([(torch.eye(3), "weights", f"head {h} — 'hou'", "hou") for h in range(4)], {"axis_names": "qk", "ncols": 4}),
+    ([(torch.eye(n), "weights", f"trained wei — {w!r}", w) for n, w in ((3, "hou"), (3, "you"), (4, "thou"))],
+     {"axis_names": "qk"}),
 ])
 def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
     fig = show_wei_stages(panels, **options)
     assert overlapping_texts(fig) == []
-    names = [ax.get_xlabel() for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
-    assert names[0] and all(name in ("", names[0]) for name in names), "a shared axis name is written once, or on each"
+    panels = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+    for names in ([ax.get_xlabel() for ax in panels], [ax.get_ylabel() for ax in panels]):
+        assert names[0] and all(name in ("", names[0]) for name in names), "a shared axis name: once, or on each"
 
 
 def test_the_overlap_check_sees_titles_that_run_into_each_other():
