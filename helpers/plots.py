@@ -442,9 +442,11 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     `panels` is a list of Panel (or of tuples in its order); returns the figure.
     Score panels share one colour scale (± the largest finite score of any of them); weight
     panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
-    with the same row labels as its left neighbour leaves them to it. `size` is each panel's side in
-    inches (chosen to fit by default). `fig`: draw into this Figure (one made without pyplot, say)
-    instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
+    with the same row labels as its left neighbour leaves them to it. No two texts run into each other: an
+    axis name the panels of a row share is then written once, and a title or axis name goes onto two lines
+    (the figure grows to keep its cells). `size` is each panel's side in inches (chosen to fit by default).
+    `fig`: draw into this Figure (one made without pyplot, say) instead of a new pyplot figure. The figure's
+    label (its alt text) describes every panel.
     """
     if not isinstance(panels, (list, tuple)) or not panels or not all(
         isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels
