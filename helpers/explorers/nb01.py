@@ -132,8 +132,8 @@ def _draw(words, averages, same) -> None:
     top = max(max(float(avg.max()) for avg in averages), 1.0) * ((1.5 if upright else 1.35) if written else 1.2)
     for channel, ax in enumerate(axes):
         for k, (w, avg, color) in enumerate(zip(words, averages, ("tab:blue", "tab:orange"), strict=False)):
-            positions = torch.arange(len(w)) + (k - (len(words) - 1) / 2) * width
-            bars = ax.bar(positions.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
+            xs = torch.arange(len(w)) + (k - (len(words) - 1) / 2) * width  # this word's bars, side by side
+            bars = ax.bar(xs.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
             if written:
                 ax.bar_label(bars, [_value(v) for v in avg[:, channel].tolist()], padding=2, fontsize=TEXT_PT,
                              rotation=90 if upright else 0)
