@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Arc, Circle, FancyArrowPatch, PathPatch
 from matplotlib.path import Path
 
-from .words import listed
+from .words import counted, listed
 
 # stage name → (title text, whether the values are weights drawn on a fixed 0–1 scale)
 STAGES = {
@@ -251,7 +251,7 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
     """Alt text for one heatmap: the word, the stage (its title) and where the strongest values are."""
     T, S = m.shape
     word = "".join(map(str, labels)) if labels is not None and all(len(str(c)) == 1 for c in labels) else None
-    what = f"Heatmap '{title}'" + (f" for {word!r}" if word else "") + f", {T} rows × {S} columns"
+    what = f"Heatmap '{title}'" + (f" for {word!r}" if word else "") + f", {counted(T, 'row')} × {counted(S, 'column')}"
     values = m.masked_fill(masked, -math.inf)
     if T <= ANNOTATE_UP_TO and is_weights:
         parts = [strongest_in_row(rows[i], cols, values[i]) for i in range(T) if not masked[i].all()]

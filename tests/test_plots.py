@@ -436,6 +436,11 @@ def test_tied_weights_and_equal_values_are_described_as_ties_not_as_one_pick():
     assert "every visible value 0.00" in zeros and "largest values" not in zeros
 
 
+def test_a_one_row_heatmap_is_described_as_one_row():
+    assert ", 1 row × 4 columns" in alt_text(show_wei(torch.tensor([[2.0, -1.0, 3.0, 5.0]]), stage="raw").figure)
+    assert ", 1 row × 1 column" in alt_text(show_wei(torch.ones(1, 1), labels="a").figure)
+
+
 def test_panels_side_by_side_are_each_described():
     fig = show_wei_stages([(torch.eye(3), "weights", "wei for 'hou'", "hou"), (torch.eye(3), "weights", "you", "you")])
     text = alt_text(fig)
