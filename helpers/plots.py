@@ -505,7 +505,8 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
 
 # Attention as a graph (notebook 08): an arrow from the position read to the position reading
 PAST_COLOUR, FUTURE_COLOUR = "#1f77b4", "#d95f02"  # arrows from the past (and loops), arrows from the future
-MAX_EDGE_WIDTH = 9.0  # points, for an arrow of weight 1
+MAX_EDGE_WIDTH = 6.0  # points, for an arrow of weight 1
+ARC_BEND = 0.8  # an arc between positions d apart rises d × ARC_BEND / 2 above the nodes: long arcs clear short ones
 MIN_EDGE_WIDTH = 0.8  # points: the faintest arrow drawn stays visible
 
 
@@ -552,14 +553,14 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None):
             continue
         colour = PAST_COLOUR if s < t else FUTURE_COLOUR
         # patchA/patchB end the arrow at the nodes' rims, so its head lies outside the node, not under it
-        ax.add_patch(FancyArrowPatch((s, 0.0), (t, 0.0), connectionstyle="arc3,rad=-0.42", arrowstyle="-|>",
+        ax.add_patch(FancyArrowPatch((s, 0.0), (t, 0.0), connectionstyle=f"arc3,rad={-ARC_BEND}", arrowstyle="-|>",
                                      mutation_scale=10 + 1.5 * width, linewidth=width, color=colour, alpha=0.55,
                                      patchA=nodes[s], patchB=nodes[t], shrinkA=1, shrinkB=1))
     for t, label in enumerate(labels):
         ax.add_patch(nodes[t])
         ax.text(t, 0, char_label(label), ha="center", va="center", fontsize=TITLE_PT, zorder=4)
         ax.text(t, -0.3, str(t), ha="center", va="top", fontsize=TEXT_PT, color="#555555")
-    reach = 0.21 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
+    reach = ARC_BEND / 2 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
     ax.set_xlim(-0.7, T - 0.3)
     ax.set_ylim(-reach - 0.55, reach + 0.2)
     ax.set_aspect("equal")
