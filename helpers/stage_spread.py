@@ -1,6 +1,6 @@
 """How far each model of notebooks 10 and 11 moves from one seed to the next, with their one recipe.
 
-    python -m helpers.stage_spread               # seeds 1337, 1338, 1339: about two minutes on a quiet CPU
+    python -m helpers.stage_spread               # seeds 1337, 1338, 1339: about two and a half minutes on a quiet CPU
     python -m helpers.stage_spread 1337 7        # the seeds you name
 
 The notebooks train each model once, from seed 1337, and quote this command's summary to say how much of
