@@ -397,16 +397,20 @@ def clashes(text, ax, fig) -> bool:
     return any(box.overlaps(t.get_window_extent().padded(6)) for t in near)  # 6 px apart at least
 
 
+def heatmap_axes(fig) -> list:
+    """The figure's heatmap panels (axes showing an image), without their colour bars."""
+    return [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+
+
 def smallest_panel_inches(fig) -> float:
     """The side, in inches, of the smallest heatmap of a laid-out figure (its cells keep their aspect)."""
-    return min(min(ax.get_window_extent().bounds[2:]) for ax in fig.axes
-               if ax.images and not hasattr(ax, "_colorbar")) / fig.dpi
+    return min(min(ax.get_window_extent().bounds[2:]) for ax in heatmap_axes(fig)) / fig.dpi
 
 
 def name_shared_axis_once(fig) -> None:
     """Where panels in one row share an axis name (rows or columns) that runs into another panel's text, write it
     once, on the first panel of the row. Needs a laid-out figure."""
-    heatmaps = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+    heatmaps = heatmap_axes(fig)
     for first in heatmaps:
         row = [ax for ax in heatmaps if abs(ax.get_position().y0 - first.get_position().y0) < 1e-6]
         if first is not row[0]:
@@ -421,8 +425,8 @@ def name_shared_axis_once(fig) -> None:
 
 def panel_names(fig) -> list:
     """(axes, text) for each heatmap's visible title and axis names."""
-    return [(ax, text) for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")
-            for text in (ax.title, ax.xaxis.label, ax.yaxis.label) if text.get_text().strip()]
+    return [(ax, text) for ax in heatmap_axes(fig) for text in (ax.title, ax.xaxis.label, ax.yaxis.label)
+            if text.get_text().strip()]
 
 
 def wrap_clashing_labels(fig) -> bool:

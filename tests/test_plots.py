@@ -21,6 +21,7 @@ from helpers.plots import (
     draw_graph,
     figure_alt_metadata,
     graph_edges,
+    heatmap_axes,
     masked_cells,
     masked_runs,
     plot_losses,
@@ -47,11 +48,6 @@ def hatched_cells(ax) -> set:
 
 def hatched(ax):
     return sorted(hatched_cells(ax))
-
-
-def panel_axes(fig):
-    """The heatmap axes of a figure, leaving out its colour bars."""
-    return [ax for ax in fig.axes if ax.images and ax.get_title()]
 
 
 def tick_texts(axis) -> list[str]:
@@ -120,7 +116,7 @@ def test_weights_without_a_mask_are_not_hatched():
 def test_a_weights_panel_with_zeros_in_the_future_is_hatched_in_show_wei_stages():
     tril = torch.ones(3, 3).tril()
     fig = show_wei_stages([(tril, "visibility"), (tril / tril.sum(1, keepdim=True), "weights")], labels="hou")
-    for ax in panel_axes(fig):
+    for ax in heatmap_axes(fig):
         assert hatched(ax) == [(0, 1), (0, 2), (1, 2)]
         assert cell_texts(ax).count("0.00") == 0  # a masked cell never shows a white 0
 
@@ -204,7 +200,7 @@ def overlapping_texts(fig) -> list[tuple[str, str]]:
 def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
     fig = show_wei_stages(panels, **options)
     assert overlapping_texts(fig) == []
-    panels = [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
+    panels = heatmap_axes(fig)
     for names in ([ax.get_xlabel() for ax in panels], [ax.get_ylabel() for ax in panels]):
         assert names[0] and all(name in ("", names[0]) for name in names), "a shared axis name: once, or on each"
 
@@ -246,7 +242,7 @@ def test_three_8_by_8_panels_keep_one_row_within_the_slide_width_with_smaller_nu
     fig = show_wei_stages([(torch.randn(8, 8), "raw"), (torch.randn(8, 8), "masked"), (torch.eye(8), "softmax")],
                           labels="First Ci")
     assert fig.get_size_inches()[0] <= MAX_STAGES_WIDTH + 0.01
-    assert len({round(ax.get_position().y0, 2) for ax in panel_axes(fig)}) == 1
+    assert len({round(ax.get_position().y0, 2) for ax in heatmap_axes(fig)}) == 1
     numbers = [t.get_fontsize() for ax in fig.axes for t in ax.texts]
     assert 9.5 <= min(numbers) < 12
     assert min(px for kind, _, px in figure_texts(fig) if kind != "cell numbers") >= 16
@@ -255,7 +251,7 @@ def test_three_8_by_8_panels_keep_one_row_within_the_slide_width_with_smaller_nu
 def test_neighbouring_panels_on_one_scale_share_one_colour_bar_and_their_row_names():
     fig = show_wei_stages([(torch.randn(4, 4), "raw"), (torch.randn(4, 4), "masked"), (torch.eye(4), "softmax")],
                           labels="abcd")
-    raw, masked, weights = panel_axes(fig)
+    raw, masked, weights = heatmap_axes(fig)
     assert [ax.images[0].colorbar is not None for ax in (raw, masked, weights)] == [False, True, True]
     assert raw.get_ylabel() and not masked.get_ylabel() and not weights.get_ylabel()
     assert [t.get_text() for t in raw.get_yticklabels()][0] == "0 a"
@@ -276,10 +272,10 @@ def test_every_cell_number_stands_out_4_5_to_1_from_its_cell():
 
 def test_three_stage_panels_share_one_row_and_more_wrap():
     three = show_wei_stages([(torch.eye(8), "softmax")] * 3, labels="First Ci")
-    rows = {round(ax.get_position().y0, 2) for ax in panel_axes(three)}
-    assert len(panel_axes(three)) == 3 and len(rows) == 1 and three.get_size_inches()[0] <= 14.5
+    rows = {round(ax.get_position().y0, 2) for ax in heatmap_axes(three)}
+    assert len(heatmap_axes(three)) == 3 and len(rows) == 1 and three.get_size_inches()[0] <= 14.5
     five = show_wei_stages([(torch.eye(8), "softmax", f"panel {k}") for k in range(5)], labels="First Ci", size=4.4)
-    assert len({round(ax.get_position().y0, 2) for ax in panel_axes(five)}) == 2  # wrapped onto a second row
+    assert len({round(ax.get_position().y0, 2) for ax in heatmap_axes(five)}) == 2  # wrapped onto a second row
 
 
 def test_visibility_marks_are_written_as_whole_numbers():
@@ -346,7 +342,7 @@ def test_stages_side_by_side_with_titles():
 def test_panels_are_named_and_plain_tuples_still_work():
     fig = show_wei_stages([Panel(torch.eye(3), "softmax", labels="you"), (torch.zeros(3, 3), "raw", "zeros")],
                           labels="hou")
-    axes = panel_axes(fig)
+    axes = heatmap_axes(fig)
     assert [ax.get_title() for ax in axes] == ["wei — softmaxed weights (rows sum to 1)", "zeros"]
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["0 y", "1 o", "2 u"]  # its own labels
     assert [t.get_text() for t in axes[1].get_yticklabels()] == ["0 h", "1 o", "2 u"]  # the figure's
@@ -376,7 +372,7 @@ def test_score_panels_share_one_symmetric_colour_scale():
     raw = torch.tensor([[1.0, 5.0], [-2.0, 0.5]])  # the future cell holds the largest score
     masked = raw.masked_fill(torch.ones(2, 2).tril() == 0, -math.inf)
     fig = show_wei_stages([(raw, "raw"), (masked, "masked"), (F.softmax(masked, -1), "softmax")], labels="ab")
-    limits = [ax.images[0].get_clim() for ax in panel_axes(fig)]
+    limits = [ax.images[0].get_clim() for ax in heatmap_axes(fig)]
     assert limits == [(-5.0, 5.0), (-5.0, 5.0), (0.0, 1.0)]
 
 
@@ -384,7 +380,7 @@ def test_zero_score_panels_beside_weights_have_no_colour_bar():
     zeros = torch.zeros(3, 3)
     masked = zeros.masked_fill(torch.ones(3, 3).tril() == 0, -math.inf)
     fig = show_wei_stages([(zeros, "raw"), (masked, "masked"), (F.softmax(masked, -1), "softmax")], labels="abc")
-    bars = [ax.images[0].colorbar is not None for ax in panel_axes(fig)]
+    bars = [ax.images[0].colorbar is not None for ax in heatmap_axes(fig)]
     assert bars == [False, False, True]
 
 
@@ -409,7 +405,7 @@ def test_panels_can_carry_words_of_their_own_and_a_column_count():
     fig = show_wei_stages(
         [(torch.eye(3), "softmax", "hou", "hou"), (torch.eye(4), "softmax", "thou", "thou")] * 2, ncols=2
     )
-    axes = panel_axes(fig)
+    axes = heatmap_axes(fig)
     assert [ax.get_title() for ax in axes] == ["hou", "thou", "hou", "thou"]
     assert [t.get_text() for t in axes[1].get_yticklabels()] == ["0 t", "1 h", "2 o", "3 u"]
     assert len({round(ax.get_position().y0, 2) for ax in axes}) == 2  # two rows of two
