@@ -305,6 +305,13 @@ def fit_numbers_to_cells(fig) -> None:
             fit_cell_text(ax)
 
 
+def numbers_inside_cells(fig) -> bool:
+    """Whether every number written in a heatmap of a laid-out figure lies inside its panel. Then the figure lays out
+    the same without them, and setting them aside while it is laid out saves measuring each one every time."""
+    return all(ax.get_window_extent().padded(0.5).contains(*corner)
+               for ax in fig.axes if ax.images for text in ax.texts for corner in text.get_window_extent().corners())
+
+
 def relative_luminance(colour) -> float:
     """WCAG's relative luminance of a matplotlib colour (0 for black, 1 for white)."""
     channels = np.array(matplotlib.colors.to_rgb(colour))
@@ -390,11 +397,22 @@ def label_texts(ax, ticks: bool = True) -> list:
     return [t for t in texts if t.get_visible() and t.get_text().strip()]
 
 
-def clashes(text, ax, fig) -> bool:
-    """Whether `text` (a title or axis name of `ax`) runs into another text of the figure."""
-    box = text.get_window_extent()
-    near = [t for other in fig.axes for t in label_texts(other, ticks=other is not ax) if t is not text]
-    return any(box.overlaps(t.get_window_extent().padded(6)) for t in near)  # 6 px apart at least
+def text_boxes(fig) -> dict:
+    """Each visible title, axis name and tick label of the figure as laid out now → (its axes, whether it is a tick
+    label, its box in pixels). Measured once per layout: measuring a text is the slow part of finding clashes."""
+    boxes = {}
+    for ax in fig.axes:
+        names = label_texts(ax, ticks=False)
+        boxes.update({t: (ax, t not in names, t.get_window_extent()) for t in label_texts(ax)})
+    return boxes
+
+
+def clashes(text, ax, boxes: dict) -> bool:
+    """Whether `text` (a title or axis name of `ax`) runs into another text of the figure (boxes: text_boxes(fig)),
+    a tick label of its own axes aside. A text emptied since the figure was measured runs into nothing."""
+    box = boxes[text][2] if text in boxes else text.get_window_extent()
+    return any(box.overlaps(other_box.padded(6)) for other, (owner, tick, other_box) in boxes.items()  # 6 px apart
+               if other is not text and not (tick and owner is ax) and other.get_text().strip())
 
 
 def heatmap_axes(fig) -> list:
@@ -407,9 +425,9 @@ def smallest_panel_inches(fig) -> float:
     return min(min(ax.get_window_extent().bounds[2:]) for ax in heatmap_axes(fig)) / fig.dpi
 
 
-def name_shared_axis_once(fig) -> None:
+def name_shared_axis_once(fig, boxes: dict) -> None:
     """Where panels in one row share an axis name (rows or columns) that runs into another panel's text, write it
-    once, on the first panel of the row. Needs a laid-out figure."""
+    once, on the first panel of the row. Needs a laid-out figure and its text_boxes."""
     heatmaps = heatmap_axes(fig)
     for first in heatmaps:
         row = [ax for ax in heatmaps if abs(ax.get_position().y0 - first.get_position().y0) < 1e-6]
@@ -417,7 +435,7 @@ def name_shared_axis_once(fig) -> None:
             continue
         for axis in ("xaxis", "yaxis"):
             name = getattr(first, axis).label.get_text()
-            if name and any(clashes(getattr(ax, axis).label, ax, fig) for ax in row):
+            if name and any(clashes(getattr(ax, axis).label, ax, boxes) for ax in row):
                 for ax in row[1:]:
                     if getattr(ax, axis).label.get_text() == name:
                         getattr(ax, axis).label.set_text("")
@@ -429,11 +447,12 @@ def panel_names(fig) -> list:
             if text.get_text().strip()]
 
 
-def wrap_clashing_labels(fig) -> bool:
+def wrap_clashing_labels(fig, boxes: dict) -> bool:
     """Put a panel's title or axis name that runs into another text onto two lines, and the same text on every
-    other panel too, so that the panels stay alike. Needs a laid-out figure; True if any text changed."""
+    other panel too, so that the panels stay alike. Needs a laid-out figure and its text_boxes; True if any text
+    changed."""
     labels = [(ax, text) for ax, text in panel_names(fig) if "\n" not in text.get_text()]
-    clashing = {text.get_text() for ax, text in labels if clashes(text, ax, fig)}
+    clashing = {text.get_text() for ax, text in labels if clashes(text, ax, boxes)}
     for _, text in labels:
         if text.get_text() in clashing:
             text.set_text(two_lines(text.get_text()))
@@ -490,18 +509,25 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     for ax in list(axes)[n:]:
         ax.remove()
     fit_numbers_to_cells(fig)
-    name_shared_axis_once(fig)  # only frees room: the next layout (or drawing) takes it up
+    numbers = [text for ax in fig.axes if ax.images for text in ax.texts] if numbers_inside_cells(fig) else []
+    for text in numbers:  # set aside while the panels move: they lie inside them, so the layout is the same
+        text.set_visible(False)
+    boxes = text_boxes(fig)
+    name_shared_axis_once(fig, boxes)  # only empties names: the next layout (or drawing) takes up the room
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again
-        if wrap_clashing_labels(fig):
+        if wrap_clashing_labels(fig, boxes):
             fig.draw_without_rendering()
             lost = cells - smallest_panel_inches(fig)  # the extra line's height, taken from the cells: give it back
             fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + max(lost, 0) * nrows)
-        elif any(clashes(text, ax, fig) for ax, text in panel_names(fig)):  # on two lines and still too wide
+        elif any(clashes(text, ax, boxes) for ax, text in panel_names(fig)):  # on two lines and still too wide
             fig.set_size_inches(fig.get_figwidth() + 0.3 * ncols, fig.get_figheight())
         else:
             break
         fit_numbers_to_cells(fig)
+        boxes = text_boxes(fig)
+    for text in numbers:
+        text.set_visible(True)
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
     fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
     return fig

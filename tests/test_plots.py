@@ -24,6 +24,7 @@ from helpers.plots import (
     heatmap_axes,
     masked_cells,
     masked_runs,
+    numbers_inside_cells,
     plot_losses,
     register_alt_text,
     show_wei,
@@ -268,6 +269,35 @@ def test_every_cell_number_stands_out_4_5_to_1_from_its_cell():
             assert contrast_ratio(text.get_color(), cell) >= 4.5, (text.get_text(), text.get_color(), cell)
     assert contrast_ratio("white", "black") == pytest.approx(21)
     assert text_colour_on("#08306b") == "white" and text_colour_on("#f7fbff") == "black"
+
+
+def layout_moves_without_numbers(fig) -> float:
+    """How far (a share of the figure) any panel moves when the figure is laid out without its cell numbers."""
+    def laid_out():
+        fig.draw_without_rendering()
+        return np.array([ax.get_position().bounds for ax in fig.axes])
+
+    laid_out()  # constrained layout moves a little at each pass before it settles
+    numbers = [text for ax in heatmap_axes(fig) for text in ax.texts]
+    with_numbers = laid_out()
+    for text in numbers:
+        text.set_visible(False)
+    without = laid_out()
+    for text in numbers:
+        text.set_visible(True)
+    return float(np.abs(with_numbers - without).max())
+
+
+def test_cell_numbers_sit_out_the_layout_passes_only_where_they_change_nothing():
+    # Its axis names wrap, so it is laid out three times; the numbers lie inside their cells and sit out the last two.
+    small = show_wei_stages([(torch.rand(3, 3), "softmax")] * 3, labels="hou", axis_names="qk")
+    # "−3.4e38" is wider than its cell: these numbers stay in every layout.
+    wide = show_wei_stages([(torch.full((3, 3), -3.4e38), "raw")] * 4, ncols=4)
+    assert numbers_inside_cells(small) and not numbers_inside_cells(wide)
+    for fig in (small, wide):
+        numbers = [text for ax in heatmap_axes(fig) for text in ax.texts]
+        assert len(numbers) == 9 * len(heatmap_axes(fig)) and all(text.get_visible() for text in numbers)
+    assert layout_moves_without_numbers(small) < 1e-4 < 1e-3 < layout_moves_without_numbers(wide)
 
 
 def test_three_stage_panels_share_one_row_and_more_wrap():
