@@ -305,13 +305,6 @@ def fit_numbers_to_cells(fig) -> None:
             fit_cell_text(ax)
 
 
-def numbers_inside_cells(fig) -> bool:
-    """Whether every number written in a heatmap of a laid-out figure lies inside its panel. Then the figure lays out
-    the same without them, and setting them aside while it is laid out saves measuring each one every time."""
-    return all(ax.get_window_extent().padded(0.5).contains(*corner)
-               for ax in fig.axes if ax.images for text in ax.texts for corner in text.get_window_extent().corners())
-
-
 def relative_luminance(colour) -> float:
     """WCAG's relative luminance of a matplotlib colour (0 for black, 1 for white)."""
     channels = np.array(matplotlib.colors.to_rgb(colour))
@@ -420,6 +413,18 @@ def heatmap_axes(fig) -> list:
     return [ax for ax in fig.axes if ax.images and not hasattr(ax, "_colorbar")]
 
 
+def cell_numbers(fig) -> list:
+    """The numbers written in the cells of the figure's heatmaps (matplotlib Text objects)."""
+    return [text for ax in heatmap_axes(fig) for text in ax.texts]
+
+
+def numbers_inside_cells(fig) -> bool:
+    """Whether every number written in a heatmap of a laid-out figure lies inside its panel. Then the figure lays out
+    the same without them, and setting them aside while it is laid out saves measuring each one every time."""
+    return all(ax.get_window_extent().padded(0.5).contains(*corner)
+               for ax in heatmap_axes(fig) for text in ax.texts for corner in text.get_window_extent().corners())
+
+
 def smallest_panel_inches(fig) -> float:
     """The side, in inches, of the smallest heatmap of a laid-out figure (its cells keep their aspect)."""
     return min(min(ax.get_window_extent().bounds[2:]) for ax in heatmap_axes(fig)) / fig.dpi
@@ -509,7 +514,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     for ax in list(axes)[n:]:
         ax.remove()
     fit_numbers_to_cells(fig)
-    numbers = [text for ax in fig.axes if ax.images for text in ax.texts] if numbers_inside_cells(fig) else []
+    numbers = cell_numbers(fig) if numbers_inside_cells(fig) else []
     for text in numbers:  # set aside while the panels move: they lie inside them, so the layout is the same
         text.set_visible(False)
     boxes = text_boxes(fig)

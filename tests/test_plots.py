@@ -15,6 +15,7 @@ from helpers.plots import (
     MIN_EDGE_WIDTH,
     Panel,
     alt_text,
+    cell_numbers,
     cell_value_text,
     char_label,
     contrast_ratio,
@@ -244,7 +245,7 @@ def test_three_8_by_8_panels_keep_one_row_within_the_slide_width_with_smaller_nu
                           labels="First Ci")
     assert fig.get_size_inches()[0] <= MAX_STAGES_WIDTH + 0.01
     assert len({round(ax.get_position().y0, 2) for ax in heatmap_axes(fig)}) == 1
-    numbers = [t.get_fontsize() for ax in fig.axes for t in ax.texts]
+    numbers = [t.get_fontsize() for t in cell_numbers(fig)]
     assert 9.5 <= min(numbers) < 12
     assert min(px for kind, _, px in figure_texts(fig) if kind != "cell numbers") >= 16
 
@@ -278,7 +279,7 @@ def layout_moves_without_numbers(fig) -> float:
         return np.array([ax.get_position().bounds for ax in fig.axes])
 
     laid_out()  # constrained layout moves a little at each pass before it settles
-    numbers = [text for ax in heatmap_axes(fig) for text in ax.texts]
+    numbers = cell_numbers(fig)
     with_numbers = laid_out()
     for text in numbers:
         text.set_visible(False)
@@ -296,7 +297,7 @@ def test_cell_numbers_sit_out_the_layout_passes_only_where_they_change_nothing()
     wide = show_wei_stages([(torch.full((3, 3), -3.4e38), "raw")])
     assert numbers_inside_cells(small) and not numbers_inside_cells(wide)
     for fig in (small, wide):
-        numbers = [text for ax in heatmap_axes(fig) for text in ax.texts]
+        numbers = cell_numbers(fig)
         assert len(numbers) == 9 * len(heatmap_axes(fig)) and all(text.get_visible() for text in numbers)
     assert layout_moves_without_numbers(small) < 1e-4 < 1e-3 < layout_moves_without_numbers(wide)
 
