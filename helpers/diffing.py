@@ -60,10 +60,17 @@ class DiffDisplay:
         return f"{fence}diff\n{self.diff}\n{fence}\n\n{self.summary}"
 
 
+def count_lines(n: int) -> str:
+    """'1 line', '0 lines', '3 lines'."""
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
 def diff_display(old_fn, new_fn) -> DiffDisplay:
     """The difference between two functions, ready to be displayed coloured or printed, and how many lines changed."""
     removed, added = changed_lines(old_fn, new_fn)
-    return DiffDisplay(source_diff(old_fn, new_fn), f"{len(removed)} line(s) removed, {len(added)} line(s) added.")
+    return DiffDisplay(
+        source_diff(old_fn, new_fn), f"{count_lines(len(removed))} removed, {count_lines(len(added))} added."
+    )
 
 
 def journey(steps) -> list[tuple[str, str, str]]:

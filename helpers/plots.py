@@ -452,12 +452,19 @@ def panel_names(fig) -> list:
             if text.get_text().strip()]
 
 
+def taller_than_its_panel(text, ax, boxes: dict) -> bool:
+    """Whether `text` is the row name of `ax` and taller than the panel, so that it runs past its top and bottom
+    (a short panel of three rows, say). Needs a laid-out figure and its text_boxes."""
+    return text is ax.yaxis.label and text in boxes and boxes[text][2].height > ax.get_window_extent().height
+
+
 def wrap_clashing_labels(fig, boxes: dict) -> bool:
-    """Put a panel's title or axis name that runs into another text onto two lines, and the same text on every
-    other panel too, so that the panels stay alike. Needs a laid-out figure and its text_boxes; True if any text
-    changed."""
+    """Put a panel's title or axis name that runs into another text, or a row name taller than its panel, onto two
+    lines, and the same text on every other panel too, so that the panels stay alike. Needs a laid-out figure and
+    its text_boxes; True if any text changed."""
     labels = [(ax, text) for ax, text in panel_names(fig) if "\n" not in text.get_text()]
-    clashing = {text.get_text() for ax, text in labels if clashes(text, ax, boxes)}
+    clashing = {text.get_text() for ax, text in labels
+                if clashes(text, ax, boxes) or taller_than_its_panel(text, ax, boxes)}
     for _, text in labels:
         if text.get_text() in clashing:
             text.set_text(two_lines(text.get_text()))
@@ -472,9 +479,9 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
     with the same row labels as its left neighbour leaves them to it. No two texts run into each other: an
     axis name the panels of a row share is then written once, and a title or axis name goes onto two lines
-    (the figure grows to keep its cells). `size` is each panel's side in inches (chosen to fit by default).
-    `fig`: draw into this Figure (one made without pyplot, say) instead of a new pyplot figure. The figure's
-    label (its alt text) describes every panel.
+    (the figure grows to keep its cells), as does a row name taller than its panel. `size` is each panel's side
+    in inches (chosen to fit by default). `fig`: draw into this Figure (one made without pyplot, say) instead of
+    a new pyplot figure. The figure's label (its alt text) describes every panel.
     """
     if not isinstance(panels, (list, tuple)) or not panels or not all(
         isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels

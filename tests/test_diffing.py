@@ -6,6 +6,7 @@ from helpers.averaging import average_matmul, average_softmax
 from helpers.diffing import (
     DiffDisplay,
     changed_lines,
+    count_lines,
     diff_display,
     function_body,
     journey,
@@ -47,7 +48,13 @@ def test_source_diff_is_named_after_the_functions(capsys):
     assert diff.startswith("--- mean_scores\n+++ attention_scores")
     assert "-wei = x * 0" in diff and "+wei = x @ x" in diff
     show_diff(mean_scores, attention_scores)
-    assert "1 line(s) removed, 1 line(s) added." in capsys.readouterr().out
+    assert "1 line removed, 1 line added." in capsys.readouterr().out
+
+
+def test_the_summary_counts_in_plain_english():
+    shown = diff_display(average_matmul, average_softmax)  # one line out, three in
+    assert shown.summary == "1 line removed, 3 lines added."
+    assert count_lines(0) == "0 lines" and count_lines(2) == "2 lines"
 
 
 def test_lambdas_are_refused():
@@ -66,15 +73,15 @@ def test_show_source_prints_the_function_as_written(capsys):
 def test_the_display_carries_a_coloured_markdown_diff_and_a_plain_text_fallback():
     shown = diff_display(mean_scores, attention_scores)
     plain = repr(shown)
-    assert plain == source_diff(mean_scores, attention_scores) + "\n\n1 line(s) removed, 1 line(s) added."
+    assert plain == source_diff(mean_scores, attention_scores) + "\n\n1 line removed, 1 line added."
     markdown = shown._repr_markdown_()
     assert markdown.startswith("```diff\n--- mean_scores\n")
     assert "\n-wei = x * 0\n+wei = x @ x\n" in markdown
-    assert markdown.endswith("```\n\n1 line(s) removed, 1 line(s) added.")
+    assert markdown.endswith("```\n\n1 line removed, 1 line added.")
 
 
 def test_backticks_in_the_code_cannot_close_the_fence_early():
-    shown = DiffDisplay("-a = '```'\n+a = ''", "1 line(s) removed, 1 line(s) added.")
+    shown = DiffDisplay("-a = '```'\n+a = ''", "1 line removed, 1 line added.")
     assert shown._repr_markdown_().startswith("````diff\n") and "\n````\n" in shown._repr_markdown_()
 
 
