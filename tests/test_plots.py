@@ -33,6 +33,7 @@ from helpers.plots import (
     text_colour_on,
     tick_labels,
     to_matrix,
+    two_lines,
 )
 from tests.figure_texts import figure_texts
 
@@ -207,6 +208,16 @@ def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
         assert names[0] and all(name in ("", names[0]) for name in names), "a shared axis name: once, or on each"
     for ax in panels:  # a row name taller than its panel would run past the figure's top and bottom
         assert ax.yaxis.label.get_window_extent().height <= ax.get_window_extent().height, ax.get_ylabel()
+
+
+@pytest.mark.parametrize("text, lines", [
+    ("wei — masked scores (future = −∞)", "wei — masked scores\n(future = −∞)"),  # before the bracket
+    ("query: the position looking", "query: the\nposition looking"),  # the shortest longest line: fits 2 rows
+    ("trained wei — 'hou'", "trained wei\n— 'hou'"),  # else at the middlemost space
+    ("hou", "hou"),
+])
+def test_a_long_text_breaks_where_it_reads_best(text, lines):
+    assert two_lines(text) == lines
 
 
 def test_the_overlap_check_sees_titles_that_run_into_each_other():
