@@ -60,8 +60,9 @@ def explore_word_scores(word: str = "thou"):
         return report(problem)
     raw, masked, wei = word_scores(indices)
     last = word[-1]
-    print(f"the last position ({last!r}) scores its past: {fmt_row(raw[-1])}")
-    print(f"                     and shares out weights: {fmt_row(wei[-1])}")
+    scores = f"the last position ({last!r}) scores itself and its past:"
+    print(f"{scores} {fmt_row(raw[-1])}")
+    print(f"{'and shares out its weights:':>{len(scores)}} {fmt_row(wei[-1])}")
     draw_stages(word, raw, masked, wei)
     return {"raw": raw, "masked": masked, "wei": wei}
 
