@@ -197,6 +197,7 @@ def overlapping_texts(fig) -> list[tuple[str, str]]:
       "1, 1.5, 1.83")], {"labels": "hou"}),
     ([(torch.zeros(6, 6), "masked"), (torch.eye(6), "softmax")], {"labels": "First "}),
     ([(torch.eye(3), "weights", f"head {h} — 'hou'", "hou") for h in range(4)], {"axis_names": "qk", "ncols": 4}),
+    ([(torch.eye(3), "softmax", f"wei for {w!r}", w) for w in ("hou", "you")], {"axis_names": "qk"}),  # as in 06
     ([(torch.eye(n), "weights", f"trained wei — {w!r}", w) for n, w in ((3, "hou"), (3, "you"), (4, "thou"))],
      {"axis_names": "qk"}),
 ])
@@ -212,11 +213,11 @@ def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
 
 @pytest.mark.parametrize("text, lines", [
     ("wei — masked scores (future = −∞)", "wei — masked scores\n(future = −∞)"),  # before the bracket
-    ("query: the position looking", "query: the\nposition looking"),  # the shortest longest line: fits 2 rows
+    ("query: the position looking", "query: the\nposition looking"),  # both lines short enough for a 2-row panel
     ("trained wei — 'hou'", "trained wei\n— 'hou'"),  # else at the middlemost space
     ("hou", "hou"),
 ])
-def test_a_long_text_breaks_where_it_reads_best(text, lines):
+def test_a_long_text_breaks_before_its_bracket_else_at_its_middle_space(text, lines):
     assert two_lines(text) == lines
 
 
