@@ -116,6 +116,13 @@ EXERCISES = (
                 "your scores are scaled by 1/√head_size: that comes later (notebook 07). Return q @ kᵀ alone.",
             ),
             Mistake(
+                "masked_early",
+                lambda q, k: (q @ k.transpose(-2, -1)).masked_fill(
+                    torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool, device=q.device).triu(1), float("-inf")),
+                "your scores have −∞ over the future: this step scores every pair, future included. The mask is "
+                "the head's next line; return q @ k.transpose(-2, -1) alone.",
+            ),
+            Mistake(
                 "softmaxed",
                 lambda q, k: F.softmax(q @ k.transpose(-2, -1), dim=-1),
                 "you returned weights: this step stops at the scores, q @ k.transpose(-2, -1). Turning them into "
