@@ -5,6 +5,7 @@ nbval re-executes the notebooks themselves (pytest --nbval-lax); these tests che
 
 import ast
 import copy
+import os
 import re
 import sys
 from pathlib import Path
@@ -182,13 +183,17 @@ def test_readme_timing_table_has_every_notebook_and_its_target():
     )
 
 
+def course_python_files():
+    """The course's own .py files, not walking into .venv/, .colab-venv/, .aside/ (installed packages: gigabytes) or
+    node_modules/."""
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".") and name != "node_modules"]
+        yield from (Path(folder, name) for name in files if name.endswith(".py"))
+
+
 def test_public_address_is_written_in_one_source_file():
-    holders = [
-        p.relative_to(ROOT).as_posix()
-        for p in ROOT.rglob("*.py")  # the course's own files: not .venv/, .aside/ (installed packages) or node_modules/
-        if not any(part.startswith(".") or part == "node_modules" for part in p.relative_to(ROOT).parts)
-        and REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")
-    ]
+    holders = [p.relative_to(ROOT).as_posix() for p in course_python_files()
+               if REPO_URL.split("//")[1] in p.read_text(encoding="utf-8")]
     assert holders == [], f"only helpers/course.py may spell out the address (via REPO): {holders}"
     assert (ROOT / "helpers" / "course.py").read_text(encoding="utf-8").count('REPO = "') == 1
 
