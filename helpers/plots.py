@@ -430,20 +430,19 @@ def smallest_panel_inches(fig) -> float:
     return min(min(ax.get_window_extent().bounds[2:]) for ax in heatmap_axes(fig)) / fig.dpi
 
 
-def name_shared_axis_once(fig, boxes: dict) -> None:
-    """Where panels in one row share an axis name (rows or columns) that runs into another panel's text, write it
-    once, on the first panel of the row. Needs a laid-out figure and its text_boxes."""
+def name_shared_axis_once(fig) -> None:
+    """Where the panels in one row name an axis (rows or columns) alike, write the name once, on the row's first
+    panel: the same words under every panel say nothing new and crowd the figure."""
     heatmaps = heatmap_axes(fig)
     for first in heatmaps:
         row = [ax for ax in heatmaps if abs(ax.get_position().y0 - first.get_position().y0) < 1e-6]
         if first is not row[0]:
             continue
         for axis in ("xaxis", "yaxis"):
-            name = getattr(first, axis).label.get_text()
-            if name and any(clashes(getattr(ax, axis).label, ax, boxes) for ax in row):
-                for ax in row[1:]:
-                    if getattr(ax, axis).label.get_text() == name:
-                        getattr(ax, axis).label.set_text("")
+            labels = [getattr(ax, axis).label for ax in row]
+            if len({label.get_text() for label in labels if label.get_text()}) == 1:
+                for label in labels[1:]:
+                    label.set_text("")
 
 
 def panel_names(fig) -> list:
@@ -477,11 +476,11 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     `panels` is a list of Panel (or of tuples in its order); returns the figure.
     Score panels share one colour scale (± the largest finite score of any of them); weight
     panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
-    with the same row labels as its left neighbour leaves them to it. No two texts run into each other: an
-    axis name the panels of a row share is then written once, and a title or axis name goes onto two lines
-    (the figure grows to keep its cells), as does a row name taller than its panel. `size` is each panel's side
-    in inches (chosen to fit by default). `fig`: draw into this Figure (one made without pyplot, say) instead of
-    a new pyplot figure. The figure's label (its alt text) describes every panel.
+    with the same row labels as its left neighbour leaves them to it. An axis name the panels of a row share is
+    written once, under (or beside) the row's first panel. No two texts run into each other: a title or axis name
+    that would goes onto two lines (the figure grows to keep its cells), as does a row name taller than its panel.
+    `size` is each panel's side in inches (chosen to fit by default). `fig`: draw into this Figure (one made
+    without pyplot, say) instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
     """
     if not isinstance(panels, (list, tuple)) or not panels or not all(
         isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels
@@ -524,8 +523,8 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     numbers = cell_numbers(fig) if numbers_inside_cells(fig) else []
     for text in numbers:  # set aside while the panels move: they lie inside them, so the layout is the same
         text.set_visible(False)
+    name_shared_axis_once(fig)  # only empties names: the next layout (or drawing) takes up the room
     boxes = text_boxes(fig)
-    name_shared_axis_once(fig, boxes)  # only empties names: the next layout (or drawing) takes up the room
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again
         if wrap_clashing_labels(fig, boxes):

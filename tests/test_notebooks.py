@@ -8,6 +8,7 @@ import copy
 import os
 import re
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import nbformat
@@ -100,6 +101,15 @@ def test_outputs_are_stored_and_hold_no_error(notebook):
     assert any("image/png" in o.get("data", {}) for o in outputs), "every notebook shows at least one heatmap"
     errors = [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr" and "Traceback" in o.text]
     assert not errors
+
+
+def test_printed_text_is_stored_in_one_piece(notebook):
+    """The kernel splits printed text wherever its buffer flushed; `make execute` joins the pieces, so a re-run
+    stores the same outputs."""
+    path, nb = notebook
+    split = sorted({i for i, cell in enumerate(nb.cells) for a, b in pairwise(cell.get("outputs", []))
+                    if a.output_type == b.output_type == "stream" and a.name == b.name})
+    assert not split, f"{path.name}: cells {split} store printed text in pieces: run `make execute`, which joins them"
 
 
 def test_no_widget_state_is_stored(notebook):

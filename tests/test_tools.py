@@ -138,6 +138,21 @@ def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_printed_text_split_by_the_kernel_is_joined_but_never_moved_past_a_picture():
+    stream = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell(outputs=[
+        stream("stream", name="stdout", text="a\n"), stream("stream", name="stdout", text="b\n"),
+        stream("stream", name="stderr", text="warning\n"), stream("stream", name="stdout", text="c\n"),
+        stream("display_data", data={"image/png": ""}), stream("stream", name="stdout", text="d\n"),
+        stream("stream", name="stdout", text="e\n"),
+    ])
+    tool.join_split_streams(nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_markdown_cell("no outputs")]))
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in cell.outputs] == [
+        ("stream", "stdout", "a\nb\n"), ("stream", "stderr", "warning\n"), ("stream", "stdout", "c\n"),
+        ("display_data", None, None), ("stream", "stdout", "d\ne\n"),
+    ]
+
+
 @pytest.mark.slow
 def test_execute_stamps_the_slide_type_of_a_cell_that_now_shows_a_picture(tmp_path):
     path = tmp_path / "09_picture.ipynb"

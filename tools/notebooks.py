@@ -133,6 +133,25 @@ def notebook_client(nb, folder: Path, timeout: int = 900):
     return client
 
 
+def join_split_streams(nb):
+    """Join each run of back-to-back stdout (or stderr) outputs of a cell into one; return `nb` (changed in place).
+
+    The kernel sends printed text in pieces, split wherever its buffer happened to flush, so two runs of the same
+    cell store the same text split differently. Text on either side of a picture stays where it is.
+    """
+    for cell in nb.cells:
+        joined = []
+        for out in cell.get("outputs", []):
+            last = joined[-1] if joined else None
+            if out.output_type == "stream" and last and last.output_type == "stream" and last.name == out.name:
+                last.text += out.text
+            else:
+                joined.append(out)
+        if "outputs" in cell:
+            cell.outputs = joined
+    return nb
+
+
 def execute(path: Path, timeout: int = 900) -> float:
     """Run a notebook top to bottom in its own folder, keep the outputs, and return the seconds taken.
 
@@ -144,6 +163,7 @@ def execute(path: Path, timeout: int = 900) -> float:
     notebook_client(nb, path.parent, timeout).execute()
     seconds = time.perf_counter() - start
     nb = drop_widget_views(nb)  # a widget view without a kernel shows only as "VBox(children=…)" text
+    join_split_streams(nb)
     apply_slide_types(nb)  # a cell that now shows a picture starts a subslide of its own, as make stamp would
     write_atomically(nb, path)
     return seconds
