@@ -457,13 +457,24 @@ def taller_than_its_panel(text, ax, boxes: dict) -> bool:
     return text is ax.yaxis.label and text in boxes and boxes[text][2].height > ax.get_window_extent().height
 
 
+def runs_under_another_panel(text, ax, boxes: dict) -> bool:
+    """Whether `text` is the column name of `ax` and reaches under another panel of its row, where it would read as
+    that panel's name too (a long name under a small panel). Needs a laid-out figure and its text_boxes."""
+    if text is not ax.xaxis.label or text not in boxes:
+        return False
+    box = boxes[text][2]
+    return any(other is not ax and abs(other.get_position().y0 - ax.get_position().y0) < 1e-6
+               and box.x1 > other.get_window_extent().x0 and box.x0 < other.get_window_extent().x1
+               for other in heatmap_axes(ax.figure))
+
+
 def wrap_clashing_labels(fig, boxes: dict) -> bool:
-    """Put a panel's title or axis name that runs into another text, or a row name taller than its panel, onto two
-    lines, and the same text on every other panel too, so that the panels stay alike. Needs a laid-out figure and
-    its text_boxes; True if any text changed."""
+    """Put a panel's title or axis name that runs into another text, a row name taller than its panel, or a column
+    name reaching under the next panel onto two lines, and the same text on every other panel too, so that the
+    panels stay alike. Needs a laid-out figure and its text_boxes; True if any text changed."""
     labels = [(ax, text) for ax, text in panel_names(fig) if "\n" not in text.get_text()]
-    clashing = {text.get_text() for ax, text in labels
-                if clashes(text, ax, boxes) or taller_than_its_panel(text, ax, boxes)}
+    clashing = {text.get_text() for ax, text in labels if clashes(text, ax, boxes)
+                or taller_than_its_panel(text, ax, boxes) or runs_under_another_panel(text, ax, boxes)}
     for _, text in labels:
         if text.get_text() in clashing:
             text.set_text(two_lines(text.get_text()))
@@ -478,7 +489,8 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
     with the same row labels as its left neighbour leaves them to it. An axis name the panels of a row share is
     written once, under (or beside) the row's first panel. No two texts run into each other: a title or axis name
-    that would goes onto two lines (the figure grows to keep its cells), as does a row name taller than its panel.
+    that would goes onto two lines (the figure grows to keep its cells), as does a row name taller than its panel
+    and a column name reaching under the next panel.
     `size` is each panel's side in inches (chosen to fit by default). `fig`: draw into this Figure (one made
     without pyplot, say) instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
     """
@@ -531,7 +543,8 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
             fig.draw_without_rendering()
             lost = cells - smallest_panel_inches(fig)  # the extra line's height, taken from the cells: give it back
             fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + max(lost, 0) * nrows)
-        elif any(clashes(text, ax, boxes) for ax, text in panel_names(fig)):  # on two lines and still too wide
+        elif any(clashes(text, ax, boxes) or runs_under_another_panel(text, ax, boxes)  # on two lines, too wide
+                 for ax, text in panel_names(fig)):
             fig.set_size_inches(fig.get_figwidth() + 0.3 * ncols, fig.get_figheight())
         else:
             break

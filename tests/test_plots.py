@@ -1,5 +1,6 @@
 """The wei heatmap: labels, masked cells, colour scales, devices and shapes."""
 
+import itertools
 import math
 
 import matplotlib
@@ -209,6 +210,10 @@ def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
         assert names[0] and not any(names[1:]), "a name every panel of the row shares: once, on the first panel"
     for ax in panels:  # a row name taller than its panel would run past the figure's top and bottom
         assert ax.yaxis.label.get_window_extent().height <= ax.get_window_extent().height, ax.get_ylabel()
+    for ax, other in itertools.permutations(panels, 2):  # a column name reaching under the next panel reads as its
+        if ax.get_xlabel() and abs(ax.get_position().y0 - other.get_position().y0) < 1e-6:
+            name, span = ax.xaxis.label.get_window_extent(), other.get_window_extent()
+            assert not (name.x1 > span.x0 and name.x0 < span.x1), f"{ax.get_xlabel()!r} runs under the next panel"
 
 
 @pytest.mark.parametrize("text, lines", [
