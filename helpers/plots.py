@@ -430,12 +430,17 @@ def smallest_panel_inches(fig) -> float:
     return min(min(ax.get_window_extent().bounds[2:]) for ax in heatmap_axes(fig)) / fig.dpi
 
 
+def grid_row(ax) -> int:
+    """The row of the figure's grid that a panel stands in (0 at the top), laid out or not."""
+    return ax.get_subplotspec().rowspan.start
+
+
 def name_shared_axis_once(fig) -> None:
     """Where the panels in one row name an axis (rows or columns) alike, write the name once, on the row's first
-    panel: the same words under every panel say nothing new and crowd the figure."""
+    panel: the same words under every panel say nothing new and crowd the figure. Best before the first layout."""
     heatmaps = heatmap_axes(fig)
     for first in heatmaps:
-        row = [ax for ax in heatmaps if abs(ax.get_position().y0 - first.get_position().y0) < 1e-6]
+        row = [ax for ax in heatmaps if grid_row(ax) == grid_row(first)]
         if first is not row[0]:
             continue
         for axis in ("xaxis", "yaxis"):
@@ -463,7 +468,7 @@ def runs_under_another_panel(text, ax, boxes: dict) -> bool:
     if text is not ax.xaxis.label or text not in boxes:
         return False
     box = boxes[text][2]
-    return any(other is not ax and abs(other.get_position().y0 - ax.get_position().y0) < 1e-6
+    return any(other is not ax and grid_row(other) == grid_row(ax)
                and box.x1 > other.get_window_extent().x0 and box.x0 < other.get_window_extent().x1
                for other in heatmap_axes(ax.figure))
 
@@ -531,11 +536,12 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
             ax.set_ylabel("")
     for ax in list(axes)[n:]:
         ax.remove()
-    fit_numbers_to_cells(fig)
+    name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
+    fig.draw_without_rendering()  # constrained layout settles only on a second pass: the first can leave panels
+    fit_numbers_to_cells(fig)  # 8% taller than they end up, and a row name that fits them would then run past
     numbers = cell_numbers(fig) if numbers_inside_cells(fig) else []
     for text in numbers:  # set aside while the panels move: they lie inside them, so the layout is the same
         text.set_visible(False)
-    name_shared_axis_once(fig)  # only empties names: the next layout (or drawing) takes up the room
     boxes = text_boxes(fig)
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again

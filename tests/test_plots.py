@@ -198,6 +198,7 @@ def overlapping_texts(fig) -> list[tuple[str, str]]:
       "1, 1.5, 1.83")], {"labels": "hou"}),
     ([(torch.zeros(6, 6), "masked"), (torch.eye(6), "softmax")], {"labels": "First "}),
     ([(torch.eye(3), "weights", f"head {h} — 'hou'", "hou") for h in range(4)], {"axis_names": "qk", "ncols": 4}),
+    ([(torch.eye(4), "weights", f"head {h} — 'thou'", "thou") for h in range(4)], {"axis_names": "qk", "ncols": 4}),
     ([(torch.eye(3), "softmax", f"wei for {w!r}", w) for w in ("hou", "you")], {"axis_names": "qk"}),  # as in 06
     ([(torch.eye(n), "weights", f"trained wei — {w!r}", w) for n, w in ((3, "hou"), (3, "you"), (4, "thou"))],
      {"axis_names": "qk"}),
