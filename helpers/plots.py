@@ -38,6 +38,8 @@ ANNOTATE_UP_TO = 12  # write each cell's value when the matrix is at most this w
 MAX_TICKS = 32  # above this many positions, label every k-th one
 MAX_FIGURE_INCHES = 9.0  # a single heatmap never grows beyond this, however long the sequence
 MAX_STAGES_WIDTH = 11.5  # panels side by side wrap onto a new row beyond this width (three always fit)
+TEXT_GAP_PX = 6  # the least room between two texts of a figure
+TITLE_GAP_PX = 16  # between two panels' titles, about two letters: closer, they read as one line
 CELL_INCHES = 0.5  # a cell that holds a number in a legible font
 # Text on a projector: at 1280×720 every text must be at least 16 px. Figures are drawn at 100 dpi and shown
 # at their own size, so 12 pt is 12 × 100 / 72 ≈ 16.7 px; nothing in a course figure is smaller.
@@ -402,9 +404,12 @@ def text_boxes(fig) -> dict:
 
 def clashes(text, ax, boxes: dict) -> bool:
     """Whether `text` (a title or axis name of `ax`) runs into another text of the figure (boxes: text_boxes(fig)),
-    a tick label of its own axes aside. A text emptied since the figure was measured runs into nothing."""
+    a tick label of its own axes aside: closer than TEXT_GAP_PX, or than TITLE_GAP_PX to another panel's title. A
+    text emptied since the figure was measured runs into nothing."""
     box = boxes[text][2] if text in boxes else text.get_window_extent()
-    return any(box.overlaps(other_box.padded(6)) for other, (owner, tick, other_box) in boxes.items()  # 6 px apart
+    return any(box.overlaps(other_box.padded(TITLE_GAP_PX if text is ax.title and other is owner.title else
+                                             TEXT_GAP_PX))
+               for other, (owner, tick, other_box) in boxes.items()
                if other is not text and not (tick and owner is ax) and other.get_text().strip())
 
 

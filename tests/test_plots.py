@@ -14,6 +14,7 @@ from matplotlib.patches import Arc, Circle, FancyArrowPatch
 from helpers.plots import (
     MAX_STAGES_WIDTH,
     MIN_EDGE_WIDTH,
+    TITLE_GAP_PX,
     Panel,
     alt_text,
     cell_numbers,
@@ -211,6 +212,9 @@ def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
         assert names[0] and not any(names[1:]), "a name every panel of the row shares: once, on the first panel"
     for ax in panels:  # a row name taller than its panel would run past the figure's top and bottom
         assert ax.yaxis.label.get_window_extent().height <= ax.get_window_extent().height, ax.get_ylabel()
+    titles = [ax.title.get_window_extent() for ax in panels if ax.get_title()]
+    for left, right in itertools.permutations(titles, 2):  # two titles side by side closer than this read as one
+        assert not (left.x1 <= right.x0 < left.x1 + TITLE_GAP_PX - 0.5 and left.y0 < right.y1 and right.y0 < left.y1)
     for ax, other in itertools.permutations(panels, 2):  # a column name reaching under the next panel reads as its
         if ax.get_xlabel() and abs(ax.get_position().y0 - other.get_position().y0) < 1e-6:
             name, span = ax.xaxis.label.get_window_extent(), other.get_window_extent()
