@@ -542,8 +542,10 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     for ax in list(axes)[n:]:
         ax.remove()
     name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
-    fig.draw_without_rendering()  # constrained layout settles only on a second pass: the first can leave panels
-    fit_numbers_to_cells(fig)  # 8% taller than they end up, and a row name that fits them would then run past
+    # Constrained layout settles only on its second pass: measured after the first, panels can be 8% taller than
+    # drawn, and a row name that fits them runs past the drawn ones. So lay the figure out once before measuring.
+    fig.draw_without_rendering()
+    fit_numbers_to_cells(fig)
     numbers = cell_numbers(fig) if numbers_inside_cells(fig) else []
     for text in numbers:  # set aside while the panels move: they lie inside them, so the layout is the same
         text.set_visible(False)

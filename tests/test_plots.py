@@ -24,6 +24,7 @@ from helpers.plots import (
     draw_graph,
     figure_alt_metadata,
     graph_edges,
+    grid_row,
     heatmap_axes,
     masked_cells,
     masked_runs,
@@ -216,7 +217,7 @@ def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
     for left, right in itertools.permutations(titles, 2):  # two titles side by side closer than this read as one
         assert not (left.x1 <= right.x0 < left.x1 + TITLE_GAP_PX - 0.5 and left.y0 < right.y1 and right.y0 < left.y1)
     for ax, other in itertools.permutations(panels, 2):  # a column name reaching under the next panel reads as its
-        if ax.get_xlabel() and abs(ax.get_position().y0 - other.get_position().y0) < 1e-6:
+        if ax.get_xlabel() and grid_row(ax) == grid_row(other):
             name, span = ax.xaxis.label.get_window_extent(), other.get_window_extent()
             assert not (name.x1 > span.x0 and name.x0 < span.x1), f"{ax.get_xlabel()!r} runs under the next panel"
 

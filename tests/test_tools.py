@@ -139,12 +139,12 @@ def test_execute_replaces_a_notebook_only_after_a_clean_run(tmp_path):
 
 
 def test_printed_text_split_by_the_kernel_is_joined_but_never_moved_past_a_picture():
-    stream = nbformat.v4.new_output
+    def printed(text, name="stdout"):
+        return nbformat.v4.new_output("stream", name=name, text=text)
+
     cell = nbformat.v4.new_code_cell(outputs=[
-        stream("stream", name="stdout", text="a\n"), stream("stream", name="stdout", text="b\n"),
-        stream("stream", name="stderr", text="warning\n"), stream("stream", name="stdout", text="c\n"),
-        stream("display_data", data={"image/png": ""}), stream("stream", name="stdout", text="d\n"),
-        stream("stream", name="stdout", text="e\n"),
+        printed("a\n"), printed("b\n"), printed("warning\n", name="stderr"), printed("c\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": ""}), printed("d\n"), printed("e\n"),
     ])
     tool.join_split_streams(nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_markdown_cell("no outputs")]))
     assert [(o.output_type, o.get("name"), o.get("text")) for o in cell.outputs] == [
