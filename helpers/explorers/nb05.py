@@ -117,8 +117,7 @@ EXERCISES = (
             ),
             Mistake(
                 "masked_early",
-                lambda q, k: (q @ k.transpose(-2, -1)).masked_fill(
-                    torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool, device=q.device).triu(1), float("-inf")),
+                lambda q, k: (q @ k.transpose(-2, -1)).masked_fill(future_mask(q.shape[-2], q.device), float("-inf")),
                 "your scores have −∞ over the future: this step scores every pair, future included. The mask is "
                 "the head's next line; return q @ k.transpose(-2, -1) alone.",
             ),
