@@ -29,7 +29,7 @@ STAGES = {
 # axis_names → (row axis label, column axis label); "qk" is for notebooks 05 on, once q and k exist
 AXIS_NAMES = {
     "plain": ("position looking (row)", "position looked at (column)"),
-    "qk": ("query: the position looking", "key: the position looked at"),
+    "qk": ("query: position looking", "key: position looked at"),
 }
 OUT_OF_RANGE = "#f59e0b"  # a "weight" below 0 or above 1 is painted orange: it is not a real weight
 MASKED_GREY = "#d9d9d9"
@@ -201,7 +201,7 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     causal: also mark the future cells as masked; by default on for weights whose future cells
     all hold exactly 0. mask: optionally, a boolean matrix of wei's shape, True where masked.
     bound: the ± limit of a scores colour scale (show_wei_stages passes one shared by its panels).
-    axis_names: "plain" (default, "position looking (row)") or "qk" ("query: the position looking").
+    axis_names: "plain" (default, "position looking (row)") or "qk" ("query: position looking").
     colour_bar: False leaves the colour bar out (show_wei_stages draws one per group of panels that share a scale).
     Every text is TEXT_PT or larger; the axes get a label (`ax.get_label()`) describing the heatmap, which is
     the figure's alt text when show_wei drew the figure itself.
@@ -375,7 +375,11 @@ class Panel(NamedTuple):
 
 
 def two_lines(text: str) -> str:
-    """`text` broken once: before its bracket, "wei — masked scores\n(future = −∞)", else at the middlemost space."""
+    """`text` broken once: after its colon, "query:\nposition looking"; before its bracket, "wei — masked
+    scores\n(future = −∞)"; else at the middlemost space."""
+    if ": " in text:
+        head, _, rest = text.partition(": ")
+        return f"{head}:\n{rest}"
     if " (" in text:
         head, _, rest = text.partition(" (")
         return f"{head}\n({rest}"

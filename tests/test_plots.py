@@ -89,7 +89,7 @@ def test_axes_are_named_in_words_by_default_and_as_query_and_key_on_request():
     ax = show_wei(torch.eye(2), labels="ab")
     assert (ax.get_ylabel(), ax.get_xlabel()) == ("position looking (row)", "position looked at (column)")
     ax = show_wei(torch.eye(2), labels="ab", axis_names="qk")
-    assert (ax.get_ylabel(), ax.get_xlabel()) == ("query: the position looking", "key: the position looked at")
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("query: position looking", "key: position looked at")
     fig = show_wei_stages([(torch.eye(2), "softmax")], labels="ab", axis_names="qk")
     assert fig.axes[0].get_ylabel().startswith("query")
     with pytest.raises(ValueError, match="Unknown axis_names"):
@@ -224,11 +224,12 @@ def test_panels_titles_and_axis_names_run_into_nothing(panels, options):
 
 @pytest.mark.parametrize("text, lines", [
     ("wei — masked scores (future = −∞)", "wei — masked scores\n(future = −∞)"),  # before the bracket
-    ("query: the position looking", "query: the\nposition looking"),  # both lines short enough for a 2-row panel
+    ("query: position looking", "query:\nposition looking"),  # after the colon: the name, then what it means
+    ("scaled: q·kᵀ / √64 (rows)", "scaled:\nq·kᵀ / √64 (rows)"),  # the colon first
     ("trained wei — 'hou'", "trained wei\n— 'hou'"),  # else at the middlemost space
     ("hou", "hou"),
 ])
-def test_a_long_text_breaks_before_its_bracket_else_at_its_middle_space(text, lines):
+def test_a_long_text_breaks_after_its_colon_or_before_its_bracket_else_at_its_middle_space(text, lines):
     assert two_lines(text) == lines
 
 
