@@ -35,8 +35,8 @@ COLAB_ARGS ?=
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
-	@echo "make test     set up (first time only) and run the quick tests, every notebook but 10 and 11 re-executed"
-	@echo "make test-slow     the tests that start kernels, servers, browsers or fresh Pythons, and notebooks 10-11 (minutes)"
+	@echo "make test     set up (first time only) and run the quick tests, every notebook but 07, 09, 10 and 11 re-executed"
+	@echo "make test-slow     the tests that start kernels, servers, browsers or fresh Pythons, and notebooks 07, 09, 10, 11 (minutes)"
 	@echo "make check    everything CI runs: make test, then test-slow, headless-check, check-slides, colab-check"
 	@echo "make headless-check  run each explorer notebook 5 times with plain jupyter nbconvert; fail on a hang"
 	@echo "make execute  re-run every notebook top to bottom and keep the fresh outputs"

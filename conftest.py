@@ -4,7 +4,7 @@ One PyTorch thread per process: the suite runs two notebook kernels at once on t
 (pytest-xdist), and PyTorch's threads fighting over the cores made a training cell ten times
 slower. Kernels started by nbval inherit this.
 
-A notebook that trains for a minute (its `course.bench_target_s` above tools.readme.SLOW_NOTEBOOK_S) is marked slow,
+One of the notebooks that train longest (its `course.bench_target_s` above tools.readme.SLOW_NOTEBOOK_S) is marked slow,
 so `make test` stays under a minute and `make test-slow` re-executes it (CI runs both).
 """
 
