@@ -136,8 +136,8 @@ def train(
 def cpu_threads(n: int):
     """Run the `with` block with PyTorch using `n` CPU threads, then give back the count it had before.
 
-    Tiny models train faster on one thread: splitting such small matrix products over several cores
-    costs more in waiting than it saves. A GPU's own work is not affected.
+    For tiny models more threads gain little, and they can lose a lot when other programs share the cores
+    (notebook 09 says what was seen). A GPU's own work is not affected.
     """
     check_positive_int("n", n, "how many CPU threads PyTorch may use, e.g. 1")
     before = torch.get_num_threads()
