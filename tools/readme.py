@@ -16,7 +16,7 @@ from pathlib import Path
 README = Path(__file__).resolve().parent.parent / "README.md"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 SLOW_NOTEBOOK_S = 20  # seconds: a notebook whose bench target is longer runs under `make test-slow`, not `make test`
-# (07, 09, 10 and 11 today: with 07 and 09 in it, `make test` took 66 to 100 s here, without them 45 to 65 s)
+# (07, 09, 10 and 11 today: with 07 and 09 in it, `make test` took 66 to 100 s here, without them 45 to 66 s)
 DEFAULT_TARGET_S = 15  # seconds a notebook may take under nbval on a 2-core machine, unless its metadata says
 NOTEBOOK_TABLE = "notebook table"  # the markers' names: <!-- notebook table: ... --> and <!-- end of notebook table -->
 TIMING_TABLE = "timing table"
