@@ -202,7 +202,8 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     all hold exactly 0. mask: optionally, a boolean matrix of wei's shape, True where masked.
     bound: the ± limit of a scores colour scale (show_wei_stages passes one shared by its panels).
     axis_names: "plain" (default, "position looking (row)") or "qk" ("query: position looking").
-    colour_bar: False leaves the colour bar out (show_wei_stages draws one per group of panels that share a scale).
+    colour_bar: False leaves the colour bar out (show_wei_stages draws one per group of panels that share a scale);
+    a 'visibility' panel never has one.
     Every text is TEXT_PT or larger; the axes get a label (`ax.get_label()`) describing the heatmap, which is
     the figure's alt text when show_wei drew the figure itself.
     Masked cells are always hatched grey, so a masked cell never looks like a true 0; on the
@@ -233,7 +234,8 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
         _, ax = plt.subplots(figsize=figure_size(T, S))
     # float64 for the colour scale: matplotlib subtracts vmin, which overflows float32 for scores near ±3.4e38
     image = ax.imshow(m.masked_fill(masked, math.nan).double().numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
-    if with_bar and colour_bar:  # as tall as the heatmap, just right of it
+    if with_bar and colour_bar and stage != "visibility":  # as tall as the heatmap, just right of it (0/1 marks,
+        # written in their cells, need no scale)
         ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04).ax.tick_params(labelsize=TEXT_PT)
     hatch_masked(ax, masked)
     if T <= ANNOTATE_UP_TO and S <= ANNOTATE_UP_TO:

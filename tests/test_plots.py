@@ -127,6 +127,12 @@ def test_a_weights_panel_with_zeros_in_the_future_is_hatched_in_show_wei_stages(
         assert cell_texts(ax).count("0.00") == 0  # a masked cell never shows a white 0
 
 
+def test_visibility_marks_get_no_colour_bar_and_weights_keep_theirs():
+    tril = torch.ones(3, 3).tril()
+    assert len(show_wei(tril, labels="hou", stage="visibility").figure.axes) == 1  # 0/1 marks: no scale to read
+    assert len(show_wei(tril / tril.sum(1, keepdim=True), labels="hou", stage="weights").figure.axes) == 2
+
+
 def test_weights_share_a_fixed_zero_to_one_scale():
     ax = show_wei(torch.tensor([[0.2, 0.0], [0.1, 0.1]]), stage="weights", causal=False)
     assert ax.images[0].get_clim() == (0.0, 1.0)
