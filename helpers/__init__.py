@@ -28,6 +28,7 @@ from .models import (
     SplitBigramModel,
     count_parameters,
     counted_bigram,
+    embed,
 )
 from .plots import draw_graph, plot_losses, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything

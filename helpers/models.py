@@ -111,6 +111,11 @@ class SplitBigramModel(CharLanguageModel):
         return logits, self.loss_for(logits, targets)
 
 
+def embed(model: CharLanguageModel, idx: torch.Tensor) -> torch.Tensor:
+    """What a model's first layer reads: token + position embedding of a (B, T) batch (its forward's first line)."""
+    return model.token_embedding_table(idx) + model.position_embedding_table(model.positions(idx))
+
+
 def count_parameters(model: nn.Module) -> int:
     """How many numbers the model learns."""
     return sum(p.numel() for p in model.parameters())

@@ -4,6 +4,7 @@ import torch
 
 from ..attention import attend_scaled, attention_weights
 from ..blocks import TransformerModel
+from ..models import embed
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
@@ -18,7 +19,7 @@ def layer_weights(model, idx: list[int], layer: int) -> torch.Tensor:
     """
     device = next(model.parameters()).device
     idx = torch.tensor([idx], device=device)
-    x = model.token_embedding_table(idx) + model.position_embedding_table(model.positions(idx))
+    x = embed(model, idx)
     for block in model.blocks[:layer]:
         x = block(x)
     x = model.blocks[layer].ln1(x)
