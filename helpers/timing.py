@@ -12,11 +12,16 @@ rose above what it held just before the call: Linux's high-water mark (VmHWM in 
 before each call. Large blocks go back to the system as soon as they are freed (glibc's
 MALLOC_MMAP_THRESHOLD_), so one call's leftovers do not hide the next call's needs. `resource.getrusage`
 would not do: a process started from a notebook inherits the kernel's own peak in its `ru_maxrss`.
+
+`time_under_malloc_rules(fn, rules, lengths, batch, width)` times `fn(head, x)` the same way, once per rule, each
+in a fresh process whose glibc malloc is set by that rule's environment variables, and counts the memory that
+arrives from the operating system during a call (minor page faults, from `resource.getrusage`).
 """
 
 import inspect
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -99,8 +104,30 @@ def cuda_peak_bytes(fn, lengths, batch: int, width: int, device) -> list[int]:
     return peaks
 
 
+def arrived_bytes(fn, *args) -> int:
+    """Bytes of memory that arrived from the operating system, page by page, during one call fn(*args) (Unix)."""
+    import resource  # Unix only
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt  # this process's minor page faults so far
+    fn(*args)
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) * resource.getpagesize()
+
+
+def measure_peak(fn, head, x) -> int:
+    """Bytes one call adds to this process's resident memory at its peak."""
+    reset_high_water_mark()
+    before = status_bytes("VmRSS")
+    fn(head, x)
+    return status_bytes("VmHWM") - before
+
+
+def measure_time(fn, head, x) -> list:
+    """[seconds per call (time_call), bytes that arrived from the operating system during a call (least of 3)]."""
+    return [time_call(fn, head, x), min(arrived_bytes(fn, head, x) for _ in range(3))]
+
+
 def child_main() -> None:
-    """In the fresh process: define the function it was sent, call it once per T, print the bytes it added.
+    """In the fresh process: define the function it was sent, measure it once per T, print the figures.
 
     Only torch and the course's Head are loaded (Head straight from attention.py, not the whole helpers package).
     """
@@ -115,18 +142,37 @@ def child_main() -> None:
     namespace = {"torch": torch, "F": F, "Head": attention.Head}
     exec(job["source"], namespace)
     fn, batch, width = namespace[job["name"]], job["batch"], job["width"]
+    measure = {"peak": measure_peak, "time": measure_time}[job["measure"]]
     head = attention.Head(width, width)
     warm_up(fn, head, batch, job["lengths"][0], width, "cpu")
-    added = []
+    figures = []
     for T in job["lengths"]:
         x = torch.randn(batch, T, width)
-        reset_high_water_mark()
-        before = status_bytes("VmRSS")
         with torch.no_grad():
-            fn(head, x)
-        added.append(status_bytes("VmHWM") - before)
+            figures.append(measure(fn, head, x))
         del x
-    print(json.dumps(added))
+    print(json.dumps(figures))
+
+
+def start_fresh_process(fn, measure: str, lengths, batch: int, width: int, malloc: dict) -> subprocess.Popen:
+    """A fresh Python process that measures fn(head, x) ("peak" or "time") at each T, its glibc malloc set by `malloc`.
+
+    `malloc` holds environment variables such as MALLOC_MMAP_MAX_; the process gets the notebook's others too.
+    """
+    source = textwrap.dedent(inspect.getsource(fn))  # a function defined inside another is indented
+    job = {"source": source, "name": fn.__name__, "measure": measure, "lengths": list(lengths), "batch": batch,
+           "width": width}
+    return subprocess.Popen([sys.executable, __file__, json.dumps(job)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **malloc})
+
+
+def finish(name: str, run: subprocess.Popen) -> list:
+    """What a fresh process printed: one figure per T, or a RuntimeError that names the function and the reason."""
+    out, err = run.communicate()
+    if run.returncode != 0:
+        reason = (err.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"Measuring {name} in a fresh Python process failed ({reason}).")
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def cpu_peak_bytes(fns: dict, lengths, batch: int, width: int) -> dict:
@@ -134,21 +180,25 @@ def cpu_peak_bytes(fns: dict, lengths, batch: int, width: int) -> dict:
 
     One process per function, all started at once: each measures only itself.
     """
-    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD}
-    runs = {}
-    for name, fn in fns.items():
-        source = textwrap.dedent(inspect.getsource(fn))  # a function defined inside another is indented
-        job = {"source": source, "name": fn.__name__, "lengths": list(lengths), "batch": batch, "width": width}
-        runs[name] = subprocess.Popen([sys.executable, __file__, json.dumps(job)], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, env=env)
-    peaks = {}
-    for name, run in runs.items():
-        out, err = run.communicate()
-        if run.returncode != 0:
-            reason = (err.strip().splitlines() or ["no message"])[-1]
-            raise RuntimeError(f"Measuring {name} in a fresh Python process failed ({reason}).")
-        peaks[name] = json.loads(out.strip().splitlines()[-1])
-    return peaks
+    malloc = {"MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD}
+    runs = {name: start_fresh_process(fn, "peak", lengths, batch, width, malloc) for name, fn in fns.items()}
+    return {name: finish(name, run) for name, run in runs.items()}
+
+
+def time_under_malloc_rules(fn, rules: dict, lengths, batch: int, width: int):
+    """{rule: [(seconds per call, MiB that arrived from the operating system during a call), one per T]}, or None.
+
+    `rules` maps names to glibc malloc settings as environment variables ({} for glibc's usual rules). Each rule
+    gets a fresh Python process, one after another, so that no rule inherits another's memory or shares the CPU.
+    None unless this is Linux with glibc.
+    """
+    if sys.platform != "linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    results = {}
+    for rule, malloc in rules.items():
+        figures = finish(fn.__name__, start_fresh_process(fn, "time", lengths, batch, width, malloc))
+        results[rule] = [(seconds, arrived / 2**20) for seconds, arrived in figures]
+    return results
 
 
 def peak_bytes(fns: dict, lengths, batch: int, width: int, device):

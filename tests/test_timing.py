@@ -101,3 +101,20 @@ def test_a_failing_measurement_names_the_function_and_the_reason():
 def test_peak_bytes_on_cuda_counts_the_matrices_pytorch_allocates():
     peaks = timing.peak_bytes({"naive": naive}, [1024], batch=4, width=8, device="cuda")
     assert peaks["naive"][0] >= 2 * 4 * 1024 * 1024 * 4
+
+
+@pytest.mark.slow  # two fresh Pythons (torch imported afresh): `make test-slow`
+@pytest.mark.skipif(timing.time_under_malloc_rules(naive, {}, [], 1, 1) is None, reason="needs Linux with glibc")
+def test_time_under_malloc_rules_sees_fresh_pages_only_under_the_usual_rules():
+    rules = {"usual": {}, "kept": {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(2**31 - 1)}}
+    runs = timing.time_under_malloc_rules(naive, rules, [1024], batch=8, width=4)
+    (usual_seconds, usual_mib), = runs["usual"]
+    (kept_seconds, kept_mib), = runs["kept"]
+    assert usual_mib > 3.9 * 32  # the four 32 MiB (B, T, T) matrices, fresh from the operating system
+    assert kept_mib < 1
+    assert usual_seconds > 0 and kept_seconds > 0
+
+
+def test_time_under_malloc_rules_says_none_without_glibc(monkeypatch):
+    monkeypatch.setattr(timing.platform, "libc_ver", lambda: ("", ""))
+    assert timing.time_under_malloc_rules(naive, {"usual": {}}, [16], batch=1, width=4) is None
