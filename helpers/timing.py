@@ -185,6 +185,11 @@ def cpu_peak_bytes(fns: dict, lengths, batch: int, width: int) -> dict:
     return {name: finish(name, run) for name, run in runs.items()}
 
 
+def has_glibc() -> bool:
+    """Whether this is Linux with glibc, whose malloc the MALLOC_* environment variables set."""
+    return sys.platform == "linux" and platform.libc_ver()[0] == "glibc"
+
+
 def time_under_malloc_rules(fn, rules: dict, lengths, batch: int, width: int):
     """{rule: [(seconds per call, MiB that arrived from the operating system during a call), one per T]}, or None.
 
@@ -192,7 +197,7 @@ def time_under_malloc_rules(fn, rules: dict, lengths, batch: int, width: int):
     gets a fresh Python process, one after another, so that no rule inherits another's memory or shares the CPU.
     None unless this is Linux with glibc.
     """
-    if sys.platform != "linux" or platform.libc_ver()[0] != "glibc":
+    if not has_glibc():
         return None
     results = {}
     for rule, malloc in rules.items():
