@@ -1,12 +1,14 @@
-"""Notebook 04's own helpers (position embeddings): an explorer of two typed words' last outputs without and with
-positions, and the add-positions exercise."""
+"""Notebook 04's own helpers (position embeddings): an explorer of two typed words' weights and last outputs without
+and with positions, and the add-positions exercise."""
 
 import torch
+from matplotlib.figure import Figure
 
 from ..data import VOCAB_SIZE
-from ..examples import similarity_blend
+from ..examples import similarity_blend, similarity_weights
 from ..exercises import Exercise, Mistake
-from .core import explorer, fmt_row, new_figure, parse_word, report, show
+from ..plots import Panel, show_wei_stages
+from .core import explorer, fmt_row, parse_word, report, show
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
@@ -24,11 +26,12 @@ def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
 TOKEN_TABLE, POSITION_TABLE = explorer_tables()
 
 
-def last_outputs(indices: list[int]) -> dict[str, torch.Tensor]:
-    """The similarity blend's output at the last position, from token vectors alone and from token + position."""
+def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """The content-based weights and the last position's output, from token vectors alone ('without') and from
+    token + position ('with'): {kind: (wei, last output)}."""
     tokens = TOKEN_TABLE[indices]
-    with_positions = tokens + POSITION_TABLE[: len(indices)]
-    return {"without": similarity_blend(tokens)[-1], "with": similarity_blend(with_positions)[-1]}
+    vectors = {"without": tokens, "with": tokens + POSITION_TABLE[: len(indices)]}
+    return {kind: (similarity_weights(x), similarity_blend(x)[-1]) for kind, x in vectors.items()}
 
 
 @explorer(refuses=[
@@ -38,37 +41,33 @@ def last_outputs(indices: list[int]) -> dict[str, torch.Tensor]:
     ({"second": None}, "not text"),
 ])
 def explore_word_order(first: str = "dogs", second: str = "gods"):
-    """Print and draw the last position's output for two words, without and with position embeddings.
+    """Print the last position's output for two words, without and with position embeddings, and draw the weights
+    behind each: one heatmap per word, token vectors only in the top row, token + position in the bottom one.
 
-    Returns {'without': (first's row, second's row), 'with': (…)} as CPU tensors, or None after
-    printing one sentence about unusable input.
+    Returns {'without': (first's row, second's row), 'with': (…), 'wei': {'without': (first's wei, second's wei),
+    'with': (…)}} as CPU tensors, or None after printing one sentence about unusable input.
     """
-    words = []
+    words, blends = [], []
     for label, word in (("first word", first), ("second word", second)):
         indices, problem = parse_word(word, BLOCK_SIZE, what=label, example="dogs")
         if problem:
             return report(problem)
-        words.append((word, last_outputs(indices)))
-    shown, verdicts = {}, []
-    fig, axes = new_figure((9, 2.8), 1, 2, sharey=True)
-    panels = (("without", "token vectors only"), ("with", "token + position vectors"))
-    for ax, (kind, title) in zip(axes, panels, strict=True):
-        rows = tuple(outputs[kind] for _, outputs in words)
+        words.append(word)
+        blends.append(blend_both_ways(indices))
+    shown, panels, verdicts = {"wei": {}}, [], []
+    for kind, title, short in (("without", "token vectors only", "tokens only"),
+                               ("with", "token + position vectors", "token + position")):
+        weights, rows = zip(*(blend[kind] for blend in blends), strict=True)
         same = bool(torch.allclose(rows[0], rows[1], atol=1e-6, rtol=0))
-        shown[kind] = rows
+        shown[kind], shown["wei"][kind] = rows, weights
         verdicts.append(f"{'the same' if same else 'different'} from {title}")
         print(f"{title}: the last position's output is {'the same' if same else 'different'}")
-        for k, (word, row) in enumerate(zip((w for w, _ in words), rows, strict=True)):
+        for word, row in zip(words, rows, strict=True):
             print(f"    {word!r:>10} → {fmt_row(row)}")
-            offsets = torch.arange(N_EMBD) + (k - 0.5) * 0.38
-            ax.bar(offsets.numpy(), row.numpy(), width=0.36, label=repr(word))
-        ax.axhline(0, color="#8c8c8c", linewidth=0.8)
-        ax.set_xticks(range(N_EMBD), [f"dim {i}" for i in range(N_EMBD)])
-        ax.set_title(f"{title}\nlast position: {'identical' if same else 'different'}")
-    axes[0].set_ylabel("last position's output")
-    axes[1].legend(loc="best")
-    fig.tight_layout()
-    show(fig, f"Bar charts of the last position's output for {first!r} and {second!r}: {', '.join(verdicts)}.")
+        panels += [Panel(wei, "weights", f"{word!r}: {short}", word) for word, wei in zip(words, weights, strict=True)]
+    fig = show_wei_stages(panels, ncols=2, fig=Figure())
+    show(fig, f"The last position's output for {first!r} and {second!r} is {' and '.join(verdicts)}. "
+              + fig.get_label())
     return shown
 
 
