@@ -2,13 +2,12 @@
 and with positions, and the add-positions exercise."""
 
 import torch
-from matplotlib.figure import Figure
 
 from ..data import VOCAB_SIZE
 from ..examples import similarity_blend, similarity_weights
 from ..exercises import Exercise, Mistake
-from ..plots import Panel, show_wei_stages
-from .core import explorer, fmt_row, parse_word, report, show
+from ..plots import show_wei
+from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
@@ -34,6 +33,15 @@ def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.T
     return {kind: (similarity_weights(x), similarity_blend(x)[-1]) for kind, x in vectors.items()}
 
 
+def draw_last_row(ax, word: str, wei: torch.Tensor, title: str) -> None:
+    """The last position's weights over the word, as a one-row heatmap with every weight written in its cell."""
+    last = len(word) - 1
+    show_wei(wei[-1:], labels=[f"{last} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax, causal=False,
+             title=title, colour_bar=False)
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+
+
 @explorer(refuses=[
     ({"first": ""}, "first word is empty"),
     ({"second": "go#s"}, "'#'"),
@@ -42,7 +50,7 @@ def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.T
 ])
 def explore_word_order(first: str = "dogs", second: str = "gods"):
     """Print the last position's output for two words, without and with position embeddings, and draw the weights
-    behind each: one heatmap per word, token vectors only in the top row, token + position in the bottom one.
+    behind each: the last row of each word's weights, token vectors only in the top row, token + position below.
 
     Returns {'without': (first's row, second's row), 'with': (…), 'wei': {'without': (first's wei, second's wei),
     'with': (…)}} as CPU tensors, or None after printing one sentence about unusable input.
@@ -54,20 +62,21 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
             return report(problem)
         words.append(word)
         blends.append(blend_both_ways(indices))
-    shown, panels, verdicts = {"wei": {}}, [], []
-    for kind, title, short in (("without", "token vectors only", "tokens only"),
-                               ("with", "token + position vectors", "token + position")):
-        weights, rows = zip(*(blend[kind] for blend in blends), strict=True)
-        same = bool(torch.allclose(rows[0], rows[1], atol=1e-6, rtol=0))
-        shown[kind], shown["wei"][kind] = rows, weights
+    shown, verdicts = {"wei": {}}, []
+    fig, axes = new_figure((max(6.4, 1.0 * max(map(len, words)) + 3.0), 2.9), 2, 2)
+    kinds = (("without", "token vectors only", "tokens only"), ("with", "token + position vectors", "token + position"))
+    for row, (kind, title, short) in zip(axes, kinds, strict=True):
+        weights, outputs = zip(*(blend[kind] for blend in blends), strict=True)
+        same = bool(torch.allclose(outputs[0], outputs[1], atol=1e-6, rtol=0))
+        shown[kind], shown["wei"][kind] = outputs, weights
         verdicts.append(f"{'the same' if same else 'different'} from {title}")
         print(f"{title}: the last position's output is {'the same' if same else 'different'}")
-        for word, row in zip(words, rows, strict=True):
-            print(f"    {word!r:>10} → {fmt_row(row)}")
-        panels += [Panel(wei, "weights", f"{word!r}: {short}", word) for word, wei in zip(words, weights, strict=True)]
-    fig = show_wei_stages(panels, ncols=2, fig=Figure())
+        for ax, word, output, wei in zip(row, words, outputs, weights, strict=True):
+            print(f"    {word!r:>10} → {fmt_row(output)}")
+            draw_last_row(ax, word, wei, f"{word!r}: {short}")
+    fig.tight_layout()
     show(fig, f"The last position's output for {first!r} and {second!r} is {' and '.join(verdicts)}. "
-              + fig.get_label())
+              + " ".join(ax.get_label() for ax in axes.flat))
     return shown
 
 
