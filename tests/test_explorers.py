@@ -337,6 +337,11 @@ def test_anagrams_ending_alike_agree_only_without_positions(first, second, capsy
     out = capsys.readouterr().out
     assert "token vectors only: the last position's output is the same" in out
     assert "token + position vectors: the last position's output is different" in out
+    # The pictures' claim: without positions each letter keeps its weight wherever it stands; with them it does not.
+    for kind, alike in (("without", True), ("with", False)):
+        rows = [wei[-1] for wei in shown["wei"][kind]]
+        moved = torch.stack([rows[1][second.index(letter)] for letter in first])  # the second word's, in first's order
+        assert torch.allclose(rows[0], moved, atol=1e-6) == alike, kind
 
 
 def test_different_last_letters_differ_even_without_positions():
