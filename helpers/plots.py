@@ -634,15 +634,16 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None):
         ax.text(t, 0, char_label(label), ha="center", va="center", fontsize=TITLE_PT, zorder=4)
         ax.text(t, -0.3, str(t), ha="center", va="top", fontsize=TEXT_PT, color="#555555")
     reach = ARC_BEND / 2 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
+    future = any(s > t for t, s, _ in edges)
     ax.set_xlim(-0.7, T - 0.3)
-    ax.set_ylim(-reach - 0.55, reach + 0.2)
+    ax.set_ylim(-reach - 0.55 if future else -2.2, reach + 0.2)  # below the nodes: arcs from the future, or the legend
     ax.set_aspect("equal")
     ax.axis("off")
-    future = any(s > t for t, s, _ in edges)
     legend = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or itself")]
     if future:
         legend.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
-    shown = f"each position's {per_row} strongest" if per_row is not None else "every non-zero weight"
+    shown = ("every non-zero weight" if per_row is None else "each position's strongest" if per_row == 1
+             else f"each position's {per_row} strongest")
     ax.legend(handles=legend, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(legend), frameon=False)
     ax.set_title(title or "attention as a graph: arrow from the position read to the position reading")
     word = "".join(char_label(label) for label in labels)

@@ -15,7 +15,7 @@ from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 BLOCK_SIZE = 8  # the longest word the demo head reads
 EXAMPLE = "thou art"
-ARROWS_PER_POSITION = 2  # the graph keeps each position's strongest incoming arrows, so 8 positions stay readable
+ARROWS_PER_POSITION = 1  # the graph keeps each position's strongest incoming arrow, so 8 positions stay readable
 
 
 @torch.no_grad()
@@ -64,5 +64,5 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     nonzero = int((wei > 0).sum())
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
     print(f"{counted(nonzero, 'non-zero weight')} of {counted(len(idx) ** 2, 'cell')}; the graph draws each "
-          f"position's {ARROWS_PER_POSITION} strongest: {counted(drawn, 'arrow')}, loops included")
+          f"position's strongest incoming arrow: {counted(drawn, 'arrow')}, loops included")
     return {"wei": wei, "drawn": drawn}
