@@ -34,21 +34,36 @@ def linear(weight) -> nn.Linear:
     return layer
 
 
-def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
-    """`wei` as a heatmap beside `out` as bars, one pair of bars per position."""
-    fig, (left, right) = new_figure((9, 3.6), 1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
-    show_wei(wei, labels=list(word), stage="weights", ax=left, title="wei (who looks at whom)", axis_names="qk")
+def draw_bars(ax, word: str, rows: torch.Tensor, title: str, limits: tuple[float, float]) -> None:
+    """Two bars per position (channel 0, channel 1) of a (T, 2) tensor, on the y range `limits`."""
     positions = torch.arange(len(word)).numpy()
-    right.bar(positions - 0.2, out[:, 0].numpy(), width=0.4, label="channel 0")
-    right.bar(positions + 0.2, out[:, 1].numpy(), width=0.4, label="channel 1")
-    right.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
-    right.set_ylim(min(0.0, float(out.min()) - 1), max(13.0, float(out.max()) + 3))
-    right.axhline(0, color="grey", linewidth=0.8)
-    right.set_title(title)
-    right.set_xlabel("position: character")
-    right.legend(loc="upper left", ncol=2)
+    ax.bar(positions - 0.2, rows[:, 0].numpy(), width=0.4, label="channel 0")
+    ax.bar(positions + 0.2, rows[:, 1].numpy(), width=0.4, label="channel 1")
+    ax.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
+    ax.set_ylim(*limits)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_title(title)
+    ax.set_xlabel("position: character")
+
+
+def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str, v: torch.Tensor | None = None) -> None:
+    """`wei` as a heatmap beside the outputs `out` as bars; with `v`, the values each position hands over between
+    them, on the outputs' scale, so that each output reads as a blend of the values."""
+    shown = [out] if v is None else [v, out]
+    fig, axes = new_figure((9, 3.6) if v is None else (10.5, 3.6), 1, 1 + len(shown),
+                           gridspec_kw={"width_ratios": [1, 1.2] if v is None else [1, 1, 1]})
+    show_wei(wei, labels=list(word), stage="weights", ax=axes[0], title="wei (who looks at whom)", axis_names="qk",
+             colour_bar=v is None)
+    every = torch.cat(shown)
+    limits = (min(0.0, float(every.min()) - 1), max(13.0, float(every.max()) + 3))
+    titles = [title] if v is None else ["v (what each hands over)", title]
+    for ax, rows, panel_title in zip(axes[1:], shown, titles, strict=True):
+        draw_bars(ax, word, rows, panel_title, limits)
+    axes[-1].legend(loc="upper left", ncol=2)
     fig.tight_layout()
-    show(fig, f"Heatmap of wei for {word!r} beside bar charts of out, two bars per position: {title}.")
+    values = "" if v is None else " the values v and of"
+    show(fig, f"Heatmap of wei for {word!r} beside bar charts of{values} out = wei @ v, two bars per position: "
+              f"{title}.")
 
 
 @explorer(refuses=[
@@ -60,7 +75,7 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str) -> None:
 def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     """`hou` with a typed 2×3 value weight (six numbers, row by row): print and draw `wei` and `out`.
 
-    Returns {'wei': (3, 3), 'out': (3, 2)} CPU tensors, or None after one sentence about bad input.
+    Returns {'wei': (3, 3), 'v': (3, 2), 'out': (3, 2)} CPU tensors, or None after one sentence about bad input.
     """
     numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6, what="number",
                                      limit="the value weight is 2×3")
@@ -79,8 +94,9 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     print(f"value weight rows: {fmt_row(w_v[0])}  {fmt_row(w_v[1])}")
     for t, ch in enumerate("hou"):
         print(f"{ch}: wei {fmt_row(wei[t])}   v {fmt_row(w_v[:, t])}   out {fmt_row(out[t])}")
-    draw("hou", wei, out, "out = wei @ v (moves with W_v)")
-    return {"wei": wei, "out": out}
+    v = w_v.T  # row t: what position t (one-hot) hands over
+    draw("hou", wei, out, "out = wei @ v", v)
+    return {"wei": wei, "v": v, "out": out}
 
 
 @explorer(refuses=[
@@ -93,7 +109,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
 def explore_word(word: str = "you"):
     """A word over h, o, u, y, t with the fixed weights: print and draw its `wei` and `out`.
 
-    Returns {'wei': (T, T), 'out': (T, 2)} CPU tensors, or None after one sentence about bad input.
+    Returns {'wei': (T, T), 'v': (T, 2), 'out': (T, 2)} CPU tensors, or None after one sentence about bad input.
     """
     _, problem = parse_word(word, MAX_LETTERS, what="word", example="you", alphabet=ALPHABET)
     if problem:
@@ -101,10 +117,11 @@ def explore_word(word: str = "you"):
     query, key, value = linear(QUERY_WEIGHT), linear(KEY_WEIGHT), linear(VALUE_WEIGHT)
     with torch.no_grad():
         wei, out = weights_and_output(one_hot(word), query, key, value)
+        v = value(one_hot(word))
     for t, ch in enumerate(word):
         print(f"{t}:{ch}  wei {fmt_row(wei[t, : t + 1])}   out {fmt_row(out[t])}")
     draw(word, wei, out, f"out for {word!r}")
-    return {"wei": wei, "out": out}
+    return {"wei": wei, "v": v, "out": out}
 
 
 # ---- Your turn: one causal self-attention head by hand (no scale yet), blending v, not x -----------------------------
