@@ -601,6 +601,13 @@ def graph_edges(wei, per_row=None) -> list[tuple[int, int, float]]:
     return edges
 
 
+def kept_arrows(per_row=None) -> str:
+    """Which arrows a graph of `per_row` keeps, in words: "every non-zero weight", "each position's strongest"…"""
+    if per_row is None:
+        return "every non-zero weight"
+    return "each position's strongest" if per_row == 1 else f"each position's {per_row} strongest"
+
+
 def draw_graph(wei, labels, ax=None, title=None, per_row=None):
     """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
 
@@ -642,8 +649,7 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None):
     legend = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or itself")]
     if future:
         legend.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
-    shown = ("every non-zero weight" if per_row is None else "each position's strongest" if per_row == 1
-             else f"each position's {per_row} strongest")
+    shown = kept_arrows(per_row)
     ax.legend(handles=legend, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(legend), frameon=False)
     ax.set_title(title or "attention as a graph: arrow from the position read to the position reading")
     word = "".join(char_label(label) for label in labels)

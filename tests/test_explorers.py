@@ -196,7 +196,7 @@ def test_no_identical_position_means_no_equals_sign_in_the_legend(shown_figures)
 def test_one_position_is_counted_in_the_singular(capsys):
     nb08.explore_mask("t")
     out = capsys.readouterr().out
-    assert "1 non-zero weight of 1 cell; the graph draws each position's strongest incoming arrow: 1 arrow," in out
+    assert "1 non-zero weight of 1 cell; the graph keeps each position's strongest: 1 arrow," in out
 
 
 def test_a_space_is_labelled_as_a_visible_mark(shown_figures):
@@ -457,7 +457,7 @@ def test_decoder_weights_are_causal_and_the_graph_keeps_each_positions_strongest
     out = capsys.readouterr().out
     drawn = 1 + nb08.ARROWS_PER_POSITION * (T - 1)  # position 0 has only itself; every other keeps its strongest
     assert f"{T * (T + 1) // 2} non-zero weights" in out
-    assert f"strongest incoming arrow: {drawn} arrows, loops included" in out
+    assert f"keeps each position's strongest: {drawn} arrows, loops included" in out
     assert shown["drawn"] == drawn < T * (T + 1) // 2
 
 

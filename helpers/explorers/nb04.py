@@ -4,7 +4,7 @@ and with positions, and the add-positions exercise."""
 import torch
 
 from ..data import VOCAB_SIZE
-from ..examples import similarity_blend, similarity_weights
+from ..examples import similarity_weights
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
@@ -29,8 +29,11 @@ def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.T
     """The content-based weights and the last position's output, from token vectors alone ('without') and from
     token + position ('with'): {kind: (wei, last output)}."""
     tokens = TOKEN_TABLE[indices]
-    vectors = {"without": tokens, "with": tokens + POSITION_TABLE[: len(indices)]}
-    return {kind: (similarity_weights(x), similarity_blend(x)[-1]) for kind, x in vectors.items()}
+    blends = {}
+    for kind, x in (("without", tokens), ("with", tokens + POSITION_TABLE[: len(indices)])):
+        wei = similarity_weights(x)
+        blends[kind] = (wei, (wei @ x)[-1])  # notebook 04's similarity_blend, its weights kept
+    return blends
 
 
 def draw_last_row(ax, word: str, wei: torch.Tensor, title: str) -> None:

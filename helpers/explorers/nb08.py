@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..examples import demo_head
-from ..plots import draw_graph, fit_numbers_to_cells, graph_edges, show_wei
+from ..plots import draw_graph, fit_numbers_to_cells, graph_edges, kept_arrows, show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
@@ -63,6 +63,6 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
     nonzero = int((wei > 0).sum())
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
-    print(f"{counted(nonzero, 'non-zero weight')} of {counted(len(idx) ** 2, 'cell')}; the graph draws each "
-          f"position's strongest incoming arrow: {counted(drawn, 'arrow')}, loops included")
+    print(f"{counted(nonzero, 'non-zero weight')} of {counted(len(idx) ** 2, 'cell')}; the graph keeps "
+          f"{kept_arrows(ARROWS_PER_POSITION)}: {counted(drawn, 'arrow')}, loops included")
     return {"wei": wei, "drawn": drawn}
