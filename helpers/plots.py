@@ -608,14 +608,15 @@ def kept_arrows(per_row=None) -> str:
     return "each position's strongest" if per_row == 1 else f"each position's {per_row} strongest"
 
 
-def draw_graph(wei, labels, ax=None, title=None, per_row=None):
+def draw_graph(wei, labels, ax=None, title=None, per_row=None, legend=True):
     """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
 
     Arrows from the past bend above the nodes (blue); arrows from the future, which only exist without a
     mask, bend below them (orange). A loop over a node is the position reading itself. A weight of exactly 0
     is no arrow at all, so masked cells draw nothing. With `per_row`, each position keeps only its `per_row`
     strongest incoming arrows (loops included), so that a long word stays readable; the legend says so.
-    Every arrow is at least MIN_EDGE_WIDTH points wide. Returns the axes, labelled with a description.
+    Every arrow is at least MIN_EDGE_WIDTH points wide. `legend=False` leaves the legend out, and the room below
+    the nodes kept for it goes to the arrows. Returns the axes, labelled with a description.
     """
     T = torch.as_tensor(wei).shape[0]
     edges = graph_edges(wei, per_row)
@@ -643,18 +644,21 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None):
     reach = ARC_BEND / 2 * (T - 1) + 0.55  # how far the longest arc bends away from the line of nodes
     future = any(s > t for t, s, _ in edges)
     ax.set_xlim(-0.7, T - 0.3)
-    ax.set_ylim(-reach - 0.55 if future else -2.2, reach + 0.2)  # below the nodes: arcs from the future, or the legend
+    bottom = -reach - 0.55 if future else -2.2 if legend else -0.6  # below: arcs from the future, the legend, or labels
+    ax.set_ylim(bottom, reach + 0.2)
     ax.set_aspect("equal")
     ax.axis("off")
-    legend = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or itself")]
-    if future:
-        legend.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
     shown = kept_arrows(per_row)
-    ax.legend(handles=legend, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(legend), frameon=False)
+    if legend:
+        keys = [Line2D([], [], color=PAST_COLOUR, linewidth=3, alpha=0.55, label="from the past, or itself")]
+        if future:
+            keys.append(Line2D([], [], color=FUTURE_COLOUR, linewidth=3, alpha=0.55, label="from the future"))
+        ax.legend(handles=keys, title=f"width ∝ weight; {shown}", loc="lower center", ncols=len(keys), frameon=False)
     ax.set_title(title or "attention as a graph: arrow from the position read to the position reading")
     word = "".join(char_label(label) for label in labels)
-    ax.set_label(f"Attention drawn as a graph over the {T} positions of {word!r}: {len(edges)} arrows "
-                 f"({shown} weight{'s' if per_row != 1 else ''}), each as wide as its weight"
+    kept = "one per non-zero weight" if per_row is None else f"{shown} weight{'s' if per_row != 1 else ''}"
+    ax.set_label(f"Attention drawn as a graph over the {T} positions of {word!r}: {len(edges)} arrows ({kept}), "
+                 f"each as wide as its weight"
                  f"{', some from the future' if future else ', all from the past or the position itself'}.")
     if own_figure:
         ax.figure.set_label(ax.get_label())

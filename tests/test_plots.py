@@ -606,6 +606,26 @@ def test_graph_legend_names_future_edges_only_when_there_are_some():
     plt.close("all")
 
 
+def test_graph_without_a_legend_gives_its_room_to_the_arrows():
+    causal = torch.tensor([[1.0, 0.0], [0.5, 0.5]])
+    with_legend, without = draw_graph(causal, "ab"), draw_graph(causal, "ab", legend=False)
+    assert without.get_legend() is None and with_legend.get_legend() is not None
+    assert without.get_ylim()[0] > with_legend.get_ylim()[0]  # less room below the nodes
+    assert without.get_ylim()[1] == with_legend.get_ylim()[1]
+    future = draw_graph(torch.full((2, 2), 0.5), "ab", legend=False)
+    assert future.get_ylim() == draw_graph(torch.full((2, 2), 0.5), "ab").get_ylim()  # arcs below the nodes keep theirs
+    plt.close("all")
+
+
+@pytest.mark.parametrize("per_row, kept", [(None, "(one per non-zero weight)"),
+                                           (1, "(each position's strongest weight)"),
+                                           (2, "(each position's 2 strongest weights)")])
+def test_graph_description_says_which_arrows_it_keeps(per_row, kept):
+    ax = draw_graph(torch.full((3, 3), 1 / 3).tril(), "hou", per_row=per_row)
+    assert kept in ax.get_label()
+    plt.close("all")
+
+
 def test_graph_text_is_projector_sized():
     fig = draw_graph(torch.full((8, 8), 1 / 8).tril(), "thou art").figure
     assert min(size for _, _, size in figure_texts(fig)) >= 16  # 12 pt at 100 dpi
