@@ -25,6 +25,8 @@ from helpers.blocks import TransformerModel
 from helpers.data import encode
 from helpers.examples import similarity_blend, similarity_weights
 from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11, notebook_modules
+from helpers.plots import MAX_STAGES_WIDTH
+from tests.figure_texts import figure_texts
 from tools.notebooks import NOTEBOOK_DIR, notebook_paths
 
 MODULES = notebook_modules()
@@ -392,6 +394,15 @@ def test_the_default_is_the_hand_worked_hou_example(capsys):
 def test_too_many_numbers_for_the_value_weight_are_refused_for_its_shape(capsys):
     assert nb06.explore_value_weight("1, 2, 3, 4, 5, 6, 7") is None
     assert "There are 7 numbers: give at most 6, the value weight is 2×3." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("word", ["hou", "thou", "youth", "youthhou"])
+def test_the_word_explorer_grows_with_the_word_so_every_text_stays_16_px_or_more(word, shown_figures):
+    nb06.explore_word(word)
+    (fig,) = shown_figures
+    kind, text, px = min(figure_texts(fig), key=lambda found: found[2])
+    assert px >= 16, f"{word}: {kind} ({text!r}) are {px:.1f} px"
+    assert fig.get_size_inches()[0] <= MAX_STAGES_WIDTH + 0.01, "never wider than a slide shows unscaled"
 
 
 @pytest.mark.parametrize("word", ["é", "ﬁ", "🙂", "yax"])
