@@ -50,9 +50,10 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str, v: torch.T
     """`wei` as a heatmap beside the outputs `out` as bars; with `v`, the values each position hands over between
     them, on the outputs' scale, so that each output reads as a blend of the values."""
     shown = [out] if v is None else [v, out]
-    height = 3.6 + 0.55 * max(0, len(word) - 4)  # from 5 letters on, the figure grows to keep its numbers legible
-    fig, axes = new_figure((9 + height - 3.6 if v is None else 10.5, height), 1, 1 + len(shown),
-                           gridspec_kw={"width_ratios": [1, 1.2 if len(word) <= 4 else 1] if v is None else [1, 1, 1]})
+    grow = 0.55 * max(0, len(word) - 4)  # inches: from 5 letters on the figure grows, so its numbers stay legible
+    size = (9 + grow, 3.6 + grow) if v is None else (10.5, 3.6 + grow)
+    ratios = [1, 1.2 if grow == 0 else 1] if v is None else [1, 1, 1]  # a growing heatmap gets half the width
+    fig, axes = new_figure(size, 1, 1 + len(shown), gridspec_kw={"width_ratios": ratios})
     show_wei(wei, labels=list(word), stage="weights", ax=axes[0], title="wei (who looks at whom)", axis_names="qk",
              colour_bar=v is None)
     every = torch.cat(shown)
