@@ -4,6 +4,7 @@ Importing this module applies COURSE_STYLE (matplotlib's text sizes) and, inside
 `figure_alt_metadata`, so every matplotlib Figure the course shows carries alt text (see below).
 """
 
+import itertools
 import math
 from typing import NamedTuple
 
@@ -691,6 +692,43 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
         ax.figure.set_label(ax.get_label())
     return ax
 
+
+
+def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = None, ax=None):
+    """One line per run: its training loss batch by batch, each point the mean of the last `window` batches.
+
+    `curves` maps a run's name to its batch losses (the list `train_and_measure` fills as `batch_losses`);
+    `references` maps a label to a loss drawn as a grey line (dashed, dotted, then dash-dotted). The axes (and a figure this made itself)
+    get a label saying what the curves show: the alt text.
+    """
+    if not curves:
+        raise ValueError("curves is empty: pass {run name: its list of batch losses}, e.g. {'run': batch_losses}.")
+    shortest = min(len(losses) for losses in curves.values())
+    if isinstance(window, bool) or not isinstance(window, int) or not 1 <= window <= shortest:
+        raise ValueError(f"window must be a whole number from 1 to {shortest} (the shortest run's batches), "
+                         f"not {window!r}: e.g. window={min(25, shortest)}.")
+    own_figure = ax is None
+    if own_figure:
+        _, ax = plt.subplots(figsize=(10.5, 4), layout="constrained")
+    ends = []
+    for name, losses in curves.items():
+        smooth = torch.tensor(losses, dtype=torch.float).unfold(0, window, 1).mean(1)
+        ax.plot(range(window - 1, len(losses)), smooth, label=name)  # each point at the last batch it averages
+        ends.append(f"{name} {smooth[0]:.2f} to {smooth[-1]:.2f}")
+    for (label, loss), style in zip((references or {}).items(), itertools.cycle(("--", ":", "-.")), strict=False):
+        ax.axhline(loss, color="grey", linestyle=style, label=label)
+    ax.set_xlabel("step")
+    ax.set_ylabel("training loss")
+    ax.set_title(f"each point: the mean of {window} batches")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot, where it hides no curve
+    words = (f"Line plot of the training loss, batch by batch (each point the mean of {window} batches), of "
+             f"{counted(len(curves), 'run')}: {'; '.join(ends)}")
+    if references:
+        words += "; grey lines at " + listed([f"{loss:.2f} ({label})" for label, loss in references.items()])
+    ax.set_label(words + ".")
+    if own_figure:
+        ax.figure.set_label(ax.get_label())
+    return ax
 
 # ----- alt text: what a figure shows, in words, stored with every picture the course displays -------------
 

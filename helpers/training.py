@@ -90,6 +90,7 @@ def train(
     generator=None,
     lr_min: float | None = None,
     fused: bool = False,
+    batch_losses: list | None = None,
 ) -> list[dict]:
     """Train with AdamW, printing train/val loss every `eval_interval` steps and at the end.
 
@@ -99,7 +100,8 @@ def train(
     `lr_min` over the steps along half a cosine (PyTorch's CosineAnnealingLR). Returns the history: one
     {'step', 'train', 'val'} dict per evaluation; with `eval_interval=None` there is none, and no loss is
     estimated or printed. `fused=True` asks AdamW for its fused form: one routine updates all of a weight's
-    numbers in one pass, sooner on a CPU, rounding a little differently from the default.
+    numbers in one pass, sooner on a CPU, rounding a little differently from the default. Pass a list as
+    `batch_losses` to have each step's training-batch loss appended to it (a float per step).
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
     check_learning_rate(lr)
@@ -124,6 +126,8 @@ def train(
         xb, yb = get_batch(train_data, model.block_size, batch_size, device, generator)
         _, loss = model(xb, yb)
         check_finite(loss, step, lr)
+        if batch_losses is not None:
+            batch_losses.append(loss.item())
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -148,17 +152,18 @@ def cpu_threads(n: int):
         torch.set_num_threads(before)
 
 
-def train_and_measure(make, train_data, val_data, steps=1500, lr=1e-2, decay=True, seed=1337):
+def train_and_measure(make, train_data, val_data, steps=1500, lr=1e-2, decay=True, seed=1337, batch_losses=None):
     """Notebooks 10 and 11's one recipe: build `make()` from a fixed seed, train it, measure it on all of val_data.
 
     Batch 64; AdamW (fused) at `lr`, which (with `decay`) falls to lr / 10 along a cosine; no loss is estimated
-    along the way. Returns (the trained model, in eval mode, on the course's device; its loss on the whole
-    validation text, by token_losses).
+    along the way, but each batch's training loss is appended to the list `batch_losses` when one is given.
+    Returns (the trained model, in eval mode, on the course's device; its loss on the whole validation text, by
+    token_losses).
     """
     seed_everything(seed)
     model = make().to(pick_device(verbose=False))
     with cpu_threads(1):  # one CPU thread for the training only, as in notebook 09
         train(model, train_data, val_data, steps=steps, lr=lr, lr_min=lr / 10 if decay else None, batch_size=64,
-              eval_interval=None, fused=True)
+              eval_interval=None, fused=True, batch_losses=batch_losses)
     model.eval()
     return model, token_losses(model, val_data).mean().item()

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import re
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -29,6 +30,7 @@ from helpers.plots import (
     masked_cells,
     masked_runs,
     numbers_inside_cells,
+    plot_batch_losses,
     plot_losses,
     register_alt_text,
     show_wei,
@@ -261,6 +263,8 @@ def smallest_text_px(fig) -> tuple[float, str]:
     lambda: show_wei_stages([(torch.eye(4), "softmax", "dogs", "dogs")] * 4, ncols=2),
     lambda: plot_losses([{"step": 0, "train": 4.2, "val": 4.2}, {"step": 100, "train": 2.5, "val": 2.6}],
                         reference=2.49).figure,
+    lambda: plot_batch_losses({"+ LayerNorm, 3e-2": [4.2, 3.1, 2.5] * 50, "+ residual, 3e-2": [4.2, 3.3] * 75},
+                              references={"count-based bigram (validation)": 2.48, "frequencies": 3.35}).figure,
 ])
 def test_every_text_of_a_helper_figure_is_16_px_or_more_at_100_dpi(draw):
     fig = draw()
@@ -424,6 +428,32 @@ def test_plot_losses_draws_train_val_and_reference():
     ax = plot_losses(history, reference=2.49)
     assert [line.get_label() for line in ax.lines] == ["train", "val", "2.49"]
     plt.close(ax.figure)
+
+
+def test_batch_losses_are_drawn_as_running_means_with_labelled_reference_lines():
+    losses = [4.0, 3.0, 2.0, 1.0, 0.0]
+    ax = plot_batch_losses({"a": losses, "b": losses[::-1]}, window=2, references={"bigram": 2.48, "frequencies": 3.35})
+    a, b, bigram, frequencies = ax.lines
+    assert list(a.get_xdata()) == [1, 2, 3, 4], "each point sits at the last batch it averages"
+    assert list(a.get_ydata()) == [3.5, 2.5, 1.5, 0.5] and list(b.get_ydata()) == [0.5, 1.5, 2.5, 3.5]
+    assert [line.get_linestyle() for line in (bigram, frequencies)] == ["--", ":"], "two references, two styles"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "bigram", "frequencies"]
+    text = alt_text(ax.figure)
+    assert "of 2 runs: a 3.50 to 0.50; b 0.50 to 3.50; grey lines at 2.48 (bigram) and 3.35 (frequencies)" in text
+    plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("curves, window, says", [
+    ({}, 25, "curves is empty"),
+    ({"a": [1.0] * 10}, 0, "from 1 to 10"),
+    ({"a": [1.0] * 10, "b": [1.0] * 30}, 25, "from 1 to 10 (the shortest run's batches), not 25: e.g. window=10"),
+    ({"a": [1.0] * 10}, True, "not True"),
+])
+def test_batch_losses_refuse_what_they_cannot_draw_with_what_to_pass(curves, window, says):
+    before = plt.get_fignums()
+    with pytest.raises(ValueError, match=re.escape(says)):
+        plot_batch_losses(curves, window=window)
+    assert plt.get_fignums() == before, "no figure is left half-drawn"
 
 
 def test_all_zero_scores_get_no_meaningless_colour_bar():

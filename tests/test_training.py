@@ -194,6 +194,32 @@ def test_without_an_eval_interval_train_estimates_no_loss_and_prints_nothing(mon
     assert not torch.equal(model.token_embedding_table.weight, before), "it still trained"
 
 
+def test_batch_losses_get_each_steps_training_loss_and_change_nothing():
+    from helpers.data import get_batch
+
+    def trained(batch_losses=None):
+        torch.manual_seed(0)
+        model = BigramLanguageModel(block_size=4)
+        train(model, **small_run(eval_interval=None, generator=torch.Generator().manual_seed(7),
+                                 batch_losses=batch_losses))
+        return model.token_embedding_table.weight.detach()
+
+    kept = []
+    assert torch.equal(trained(kept), trained()), "keeping the losses does not change the training"
+    torch.manual_seed(0)
+    x, y = get_batch(small_run()["train_data"], 4, 2, generator=torch.Generator().manual_seed(7))
+    assert len(kept) == 4 and kept[0] == BigramLanguageModel(block_size=4)(x, y)[1].item(), "the first batch's loss"
+
+
+def test_train_and_measure_hands_the_batch_losses_on():
+    from helpers.training import train_and_measure
+
+    data = torch.tensor([0, 1, 2, 3] * 50)
+    kept = []
+    model, loss = train_and_measure(lambda: BigramLanguageModel(block_size=4), data, data, steps=3, batch_losses=kept)
+    assert len(kept) == 3 and all(value > 0 for value in kept) and loss > 0 and not model.training
+
+
 def test_fused_adamw_trains_to_nearly_the_same_weights_as_the_default():
     # fused=True is AdamW's one-routine form: the same update, rounded a little differently, so close but not equal.
     def trained(**options):
