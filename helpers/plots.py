@@ -698,8 +698,8 @@ def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = 
     """One line per run: its training loss batch by batch, each point the mean of the last `window` batches.
 
     `curves` maps a run's name to its batch losses (the list `train_and_measure` fills as `batch_losses`);
-    `references` maps a label to a loss drawn as a grey line (dashed, dotted, then dash-dotted). The axes (and a figure this made itself)
-    get a label saying what the curves show: the alt text.
+    `references` maps a label to a loss drawn as a grey line (dashed, dotted, then dash-dotted). The axes (and a
+    figure this made itself) get a label saying what the curves show: the alt text.
     """
     if not curves:
         raise ValueError("curves is empty: pass {run name: its list of batch losses}, e.g. {'run': batch_losses}.")
