@@ -719,7 +719,7 @@ def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = 
         ax.axhline(loss, color="grey", linestyle=style, label=label)
     ax.set_xlabel("step")
     ax.set_ylabel("training loss")
-    ax.set_title(f"each point: the mean of {window} batches")
+    ax.set_title(f"training loss, each point the mean of {window} batches")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot, where it hides no curve
     words = (f"Line plot of the training loss, batch by batch (each point the mean of {window} batches), of "
              f"{counted(len(curves), 'run')}: {'; '.join(ends)}")
