@@ -1,9 +1,12 @@
-"""Notebook 11's explorer: type a text, pick a layer and a head of the trained Transformer, see that head's `wei`."""
+"""Notebook 11's own helpers: the explorer (type a text, pick a layer and a head of the trained Transformer, see
+that head's `wei`) and the exercise, the block's forward from its four parts."""
 
 import torch
+import torch.nn as nn
 
 from ..attention import attend_scaled, attention_weights
-from ..blocks import TransformerModel
+from ..blocks import FeedForward, MultiHeadAttention, TransformerModel
+from ..exercises import Exercise, Mistake
 from ..models import embed
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
@@ -70,3 +73,128 @@ def explore_layers(text: str = EXAMPLE, layer: int = 0, head: int = 0, model=Non
               f"reads its strongest, position {int(wei[-1].argmax())}, with weight {float(wei[-1].max()):.2f}.")
     print(f"layer {layer}, head {head}: the last position ({text[-1]!r}) reads {fmt_row(wei[-1])}")
     return {"wei": wei}
+
+
+# ----- the exercise: the block's forward, written from its four parts --------------------------------------------
+
+def _as_function(module: nn.Module, name: str):
+    """One of a block's parts as a plain function of x, its weights fixed (a learner's call cannot change them)."""
+    module.requires_grad_(False)
+
+    def part(x):
+        return module(x)
+
+    part.__name__ = part.__qualname__ = name
+    return part
+
+
+def _block_case(seed: int, shape: tuple, n_head: int) -> tuple:
+    """Seeded x of `shape` (…, T, C) and one block's four parts for that C, each a function of x: ln1, heads, ln2,
+    ffwd. The two LayerNorms get random γ and β, so that swapping them changes the answer."""
+    C = shape[-1]
+    with torch.random.fork_rng(devices=[]):  # the caller's random state stays as it was
+        torch.manual_seed(seed)
+        ln1, ln2 = nn.LayerNorm(C), nn.LayerNorm(C)
+        for ln in (ln1, ln2):
+            nn.init.normal_(ln.weight, 1.0, 0.3)
+            nn.init.normal_(ln.bias, 0.0, 0.3)
+        parts = {"ln1": ln1, "heads": MultiHeadAttention(C, n_head), "ln2": ln2, "ffwd": FeedForward(C)}
+        x = torch.randn(shape) * 2 + 1  # far from normalised, so that a missing LayerNorm shows
+    return (x, *(_as_function(module, name) for name, module in parts.items()))
+
+
+def _block_forward(x, ln1, heads, ln2, ffwd):
+    """Block.forward: communication, then computation, each reading a LayerNormed x and adding to x."""
+    x = x + heads(ln1(x))
+    return x + ffwd(ln2(x))
+
+
+def _post_norm(x, ln1, heads, ln2, ffwd):
+    """The original Transformer's order: add each part's output, then normalise x itself."""
+    x = ln1(x + heads(x))
+    return ln2(x + ffwd(x))
+
+
+def _replaced(x, ln1, heads, ln2, ffwd):
+    """No residual paths: each part's output replaces x."""
+    x = heads(ln1(x))
+    return ffwd(ln2(x))
+
+
+def _added_to_normalised(x, ln1, heads, ln2, ffwd):
+    """Each part adds to the LayerNormed copy it read, so x itself is normalised on its way."""
+    x = ln1(x) + heads(ln1(x))
+    return ln2(x) + ffwd(ln2(x))
+
+
+def _side_by_side(x, ln1, heads, ln2, ffwd):
+    """Both parts read the same x, so the feed-forward layer never sees what the heads gathered."""
+    return x + heads(ln1(x)) + ffwd(ln2(x))
+
+
+EXERCISES = (
+    Exercise(
+        name="block_forward",
+        reference=_block_forward,
+        cases=(_block_case(11, (2, 6, 16), 4), _block_case(12, (3, 5, 12), 3)),
+        mistakes=(
+            Mistake(
+                "post_norm",
+                _post_norm,
+                "you normalised after each addition (post-norm, the original Transformer's order), so x itself "
+                "goes through a LayerNorm at every part: here each part reads a normalised copy and adds to x, "
+                "x = x + heads(ln1(x)).",
+            ),
+            Mistake(
+                "replaced_x",
+                _replaced,
+                "each part's output replaces x, as in the stacks without residual paths: add it to x instead, "
+                "x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "added_to_normalised",
+                _added_to_normalised,
+                "you added each part's output to the LayerNormed copy, so x itself was normalised: keep x as it "
+                "is and add to it, x = x + heads(ln1(x)).",
+            ),
+            Mistake(
+                "swapped_layer_norms",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln2, heads, ln1, ffwd),
+                "the two LayerNorms are swapped: ln1 belongs to the heads and ln2 to the feed-forward layer, "
+                "each with its own γ and β.",
+            ),
+            Mistake(
+                "one_layer_norm",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln1, heads, ln1, ffwd),
+                "both parts read ln1(x): each part has a LayerNorm of its own, ffwd reads ln2(x).",
+            ),
+            Mistake(
+                "computation_first",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln2, ffwd, ln1, heads),
+                "the feed-forward layer ran first: communication comes first (the heads gather from the past), "
+                "then computation on what they gathered.",
+            ),
+            Mistake(
+                "side_by_side",
+                _side_by_side,
+                "both parts read the same x, so the feed-forward layer never sees what the heads gathered: add "
+                "the heads' output to x first, then let ffwd read ln2 of the new x.",
+            ),
+            Mistake(
+                "no_layer_norm",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, nn.Identity(), heads, nn.Identity(), ffwd),
+                "each part read x itself: it should read a LayerNormed copy, heads(ln1(x)) and ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "no_feed_forward",
+                lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)),
+                "the feed-forward part is missing: after the heads' line, add x = x + ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "no_heads",
+                lambda x, ln1, heads, ln2, ffwd: x + ffwd(ln2(x)),
+                "the heads are missing: start with x = x + heads(ln1(x)), then the feed-forward line.",
+            ),
+        ),
+    ),
+)
