@@ -186,6 +186,18 @@ EXERCISES = (
                 "each part read x itself: it should read a LayerNormed copy, heads(ln1(x)) and ffwd(ln2(x)).",
             ),
             Mistake(
+                "left_x_out",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln1, heads, ln2, ffwd) - x,
+                "your answer is what the two parts add, without x itself: the block returns x plus what they add, "
+                "x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "normalised_output",
+                lambda x, ln1, heads, ln2, ffwd: ln2(_block_forward(x, ln1, heads, ln2, ffwd)),
+                "you normalised what the block returns: x leaves a block as it is (only ln_f, after the last "
+                "block, normalises it), so return x after the feed-forward line.",
+            ),
+            Mistake(
                 "no_feed_forward",
                 lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)),
                 "the feed-forward part is missing: after the heads' line, add x = x + ffwd(ln2(x)).",
