@@ -367,6 +367,7 @@ def test_changing_the_input_in_place_is_reported(exercise):
 
     feedback = check(exercise.name, scribbles)
     assert feedback.passed is True and "changed its input in place" in feedback.message
+    assert "training would stop with an error" in feedback.message, "and why that matters in a model"
     assert torch.equal(exercise.cases[0][0], before[0]), "the learner spoiled the exercise's own input"
 
 
@@ -478,6 +479,30 @@ def test_two_notebooks_cannot_declare_the_same_name():
     twice = {"nb01": SimpleNamespace(EXERCISES=(known,)), "nb99": SimpleNamespace(EXERCISES=(known,))}
     with pytest.raises(ValueError, match=r"Two exercises are called 'running_average' \(nb01 and nb99\)"):
         all_exercises(twice)
+
+
+def test_a_first_entry_nearly_right_comes_with_the_largest_difference():
+    got, expected = torch.tensor([[1.35, 0.0], [0.0, 2.5]]), torch.tensor([[1.36, 0.0], [0.0, 1.4]])
+    said = explain_difference(got, expected, atol=1e-4)
+    assert "entry [0, 0] is 1.35 where the reference has 1.36; the largest difference is 1.1, at entry [1, 1];" in said
+    assert "largest" not in explain_difference(torch.tensor([1.0, 5.0]), torch.tensor([2.0, 5.5]), atol=1e-4)
+
+
+@pytest.mark.parametrize("exercise", [e for e in ALL if len(e.cases[0]) > 1], ids=lambda e: e.name)
+def test_parameters_in_another_order_are_named_with_the_order_to_use(exercise):
+    names = list(inspect.signature(exercise.reference).parameters)[: len(exercise.cases[0])]
+    reversed_names = ", ".join(reversed(names))
+    namespace = {}
+    exec(f"def {exercise.name}({reversed_names}):\n    return None", namespace)
+    feedback = check(exercise.name, namespace[exercise.name])
+    assert feedback.passed is False and f"the inputs come in the order ({', '.join(names)})" in feedback.message
+
+
+@pytest.mark.parametrize("passed, said", [(torch.nn.Module, "the class Module"),
+                                          (torch.nn.LayerNorm(4), "a module (LayerNorm)")])
+def test_a_class_or_a_module_is_told_to_pass_a_plain_function(passed, said):
+    feedback = check("block_forward", passed)
+    assert feedback.passed is False and feedback.message.startswith(f"you passed {said}; pass a plain function")
 
 
 def test_explain_difference_uses_the_tolerance_it_is_given():

@@ -153,6 +153,12 @@ def judge(exercise: Exercise, fn) -> Feedback:
         return Feedback(
             False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name})."
         )
+    if inspect.isclass(fn) or isinstance(fn, torch.nn.Module):
+        what = f"the class {fn.__name__}" if inspect.isclass(fn) else f"a module ({type(fn).__name__})"
+        return Feedback(
+            False, f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
+                   f"check({exercise.name!r}, {exercise.name})."
+        )
     label = learner_label(fn, exercise)
     wrong_arity = arity_problem(exercise, fn, label)
     if wrong_arity:
@@ -191,7 +197,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         if verdict is not None:
             failures.append((number, verdict, got))
     note = (
-        " Note: your function changed its input in place; it is safer to leave the input alone."
+        " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
+        "model, the gradient may still need the input as it was, and training would stop with an error."
         if changed_input
         else ""
     )
@@ -439,6 +446,12 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
         )
     except ValueError:
         return None  # no signature to read (some built-ins): calling it will tell
+    names, wanted = list(inspect.signature(fn).parameters)[:count], reference_parameters(exercise, count)
+    if sorted(names) == sorted(wanted) and names != wanted:
+        return (
+            f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): "
+            f"change its first line, `def {label}({', '.join(wanted)})`."
+        )
     return None
 
 
@@ -533,14 +546,22 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -
         return "your result is right within the tolerance but not where it must be exact; compare your steps with "\
             "the lesson's."
     index = tuple(int(i) for i in differs[0])
-    where = f"entry {list(index)}" if len(index) != 1 else f"entry {index[0]}"
     if torch.isnan(got[index]):
-        return f"the shape is right but {where} is {NAN_CAUSES}"
+        return f"the shape is right but {entry_words(index)} is {NAN_CAUSES}"
     yours, reference = fmt_apart(got[index], expected[index])
+    gaps = (got - expected).abs().nan_to_num(0.0)
+    largest = tuple(int(i) for i in (gaps == gaps.max()).nonzero()[0])
+    far_larger = gaps[largest] > 2 * gaps[index]  # so that a first entry close to right does not look like rounding
+    elsewhere = f"; the largest difference is {fmt(gaps[largest])}, at {entry_words(largest)}" if far_larger else ""
     return (
-        f"the shape is right but {where} is {yours} where the reference has {reference}; compare your steps with "
-        "the lesson's."
+        f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
+        "compare your steps with the lesson's."
     )
+
+
+def entry_words(index: tuple) -> str:
+    """An entry's position in words: "entry 3", "entry [0, 2]"."""
+    return f"entry {list(index)}" if len(index) != 1 else f"entry {index[0]}"
 
 
 def fmt(value) -> str:

@@ -109,28 +109,43 @@ def _block_forward(x, ln1, heads, ln2, ffwd):
     return x + ffwd(ln2(x))
 
 
-def _post_norm(x, ln1, heads, ln2, ffwd):
-    """The original Transformer's order: add each part's output, then normalise x itself."""
-    x = ln1(x + heads(x))
-    return ln2(x + ffwd(x))
+LINES = {  # the ways one line of the block can be written: part reads ln's copy and adds to x, or a slip
+    "pre-norm": lambda x, ln, part: x + part(ln(x)),
+    "post-norm": lambda x, ln, part: ln(x + part(x)),  # the original Transformer's order
+    "replaces x": lambda x, ln, part: part(ln(x)),  # no residual path
+    "adds to the copy": lambda x, ln, part: ln(x) + part(ln(x)),  # x itself normalised on its way
+}
 
 
-def _replaced(x, ln1, heads, ln2, ffwd):
-    """No residual paths: each part's output replaces x."""
-    x = heads(ln1(x))
-    return ffwd(ln2(x))
+def _lines(heads_line: str, ffwd_line: str):
+    """The block's forward with its heads' line and its feed-forward line each written one of the LINES ways."""
+
+    def forward(x, ln1, heads, ln2, ffwd):
+        x = LINES[heads_line](x, ln1, heads)
+        return LINES[ffwd_line](x, ln2, ffwd)
+
+    return forward
 
 
-def _added_to_normalised(x, ln1, heads, ln2, ffwd):
-    """Each part adds to the LayerNormed copy it read, so x itself is normalised on its way."""
-    x = ln1(x) + heads(ln1(x))
-    return ln2(x) + ffwd(ln2(x))
+def _default_layer_norms(x, ln1, heads, ln2, ffwd):
+    """New LayerNorms (γ = 1, β = 0) instead of the block's own ln1 and ln2."""
+    fresh = nn.LayerNorm(x.shape[-1]).to(x.device)
+    return _block_forward(x, fresh, heads, fresh, ffwd)
+
+
+def _second_from_original(x, ln1, heads, ln2, ffwd):
+    """The feed-forward layer reads the updated x, but its output is added to the x that came in."""
+    updated = x + heads(ln1(x))
+    return x + ffwd(ln2(updated))
 
 
 def _side_by_side(x, ln1, heads, ln2, ffwd):
     """Both parts read the same x, so the feed-forward layer never sees what the heads gathered."""
     return x + heads(ln1(x)) + ffwd(ln2(x))
 
+
+NORMALISED_OUTPUT = ("you normalised what the block returns: x leaves a block as it is (only ln_f, after the last "
+                     "block, normalises it), so return x after the feed-forward line.")
 
 EXERCISES = (
     Exercise(
@@ -140,22 +155,52 @@ EXERCISES = (
         mistakes=(
             Mistake(
                 "post_norm",
-                _post_norm,
+                _lines("post-norm", "post-norm"),
                 "you normalised after each addition (post-norm, the original Transformer's order), so x itself "
                 "goes through a LayerNorm at every part: here each part reads a normalised copy and adds to x, "
                 "x = x + heads(ln1(x)).",
             ),
             Mistake(
+                "post_norm",
+                _lines("post-norm", "pre-norm"),
+                "your heads' line normalises after the addition (post-norm): the heads read a normalised copy and "
+                "add to x itself, x = x + heads(ln1(x)), as your feed-forward line already does.",
+            ),
+            Mistake(
+                "post_norm",
+                _lines("pre-norm", "post-norm"),
+                "your feed-forward line normalises after the addition (post-norm): it reads a normalised copy and "
+                "adds to x itself, x = x + ffwd(ln2(x)), as your heads' line already does.",
+            ),
+            Mistake(
                 "replaced_x",
-                _replaced,
+                _lines("replaces x", "replaces x"),
                 "each part's output replaces x, as in the stacks without residual paths: add it to x instead, "
                 "x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).",
             ),
             Mistake(
+                "replaced_x",
+                _lines("replaces x", "pre-norm"),
+                "the heads' output replaces x: add it to x instead, x = x + heads(ln1(x)), as your feed-forward "
+                "line already does.",
+            ),
+            Mistake(
+                "replaced_x",
+                _lines("pre-norm", "replaces x"),
+                "the feed-forward layer's output replaces x: add it to x instead, x = x + ffwd(ln2(x)), as your "
+                "heads' line already does.",
+            ),
+            Mistake(
                 "added_to_normalised",
-                _added_to_normalised,
+                _lines("adds to the copy", "adds to the copy"),
                 "you added each part's output to the LayerNormed copy, so x itself was normalised: keep x as it "
                 "is and add to it, x = x + heads(ln1(x)).",
+            ),
+            Mistake(
+                "second_from_original",
+                _second_from_original,
+                "the feed-forward layer's output is added to the x that came in, so the heads' addition is lost: "
+                "update x in the first line, x = x + heads(ln1(x)), and add to that x in the second.",
             ),
             Mistake(
                 "swapped_layer_norms",
@@ -167,6 +212,17 @@ EXERCISES = (
                 "one_layer_norm",
                 lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln1, heads, ln1, ffwd),
                 "both parts read ln1(x): each part has a LayerNorm of its own, ffwd reads ln2(x).",
+            ),
+            Mistake(
+                "one_layer_norm",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln2, heads, ln2, ffwd),
+                "both parts read ln2(x): each part has a LayerNorm of its own, the heads read ln1(x).",
+            ),
+            Mistake(
+                "default_layer_norms",
+                _default_layer_norms,
+                "your LayerNorms are new ones (γ = 1, β = 0): use the ln1 and ln2 you are given, which have a γ "
+                "and a β of their own, heads(ln1(x)) and ffwd(ln2(x)).",
             ),
             Mistake(
                 "computation_first",
@@ -194,13 +250,23 @@ EXERCISES = (
             Mistake(
                 "normalised_output",
                 lambda x, ln1, heads, ln2, ffwd: ln2(_block_forward(x, ln1, heads, ln2, ffwd)),
-                "you normalised what the block returns: x leaves a block as it is (only ln_f, after the last "
-                "block, normalises it), so return x after the feed-forward line.",
+                NORMALISED_OUTPUT,
+            ),
+            Mistake(
+                "normalised_output",
+                lambda x, ln1, heads, ln2, ffwd: ln1(_block_forward(x, ln1, heads, ln2, ffwd)),
+                NORMALISED_OUTPUT,
+            ),
+            Mistake(
+                "unchanged",
+                lambda x, ln1, heads, ln2, ffwd: x,
+                "you returned x as it came in: return it after both parts have added to it.",
             ),
             Mistake(
                 "no_feed_forward",
                 lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)),
-                "the feed-forward part is missing: after the heads' line, add x = x + ffwd(ln2(x)).",
+                "your result has the heads' addition but not the feed-forward layer's: after the heads' line "
+                "comes x = x + ffwd(ln2(x)), and the function returns that x (check which variable you return).",
             ),
             Mistake(
                 "no_heads",
