@@ -20,6 +20,7 @@ import torch
 from helpers.exercises.core import (
     HARD_CODED,
     LOW_PRECISION,
+    NO_GRADIENT,
     ONE_SEQUENCE,
     SHOWN_LINES,
     WHOLE_NUMBERS,
@@ -365,9 +366,9 @@ def test_changing_the_input_in_place_is_reported(exercise):
         args[0].mul_(2)
         return result
 
-    feedback = check(exercise.name, scribbles)
+    feedback = check(exercise.name, scribbles)  # its result does not depend on the input it changed afterwards
     assert feedback.passed is True and "changed its input in place" in feedback.message
-    assert "training would stop with an error" in feedback.message, "and why that matters in a model"
+    assert "training stops with an error" in feedback.message, "and why that can matter in a model"
     assert torch.equal(exercise.cases[0][0], before[0]), "the learner spoiled the exercise's own input"
 
 
@@ -503,6 +504,22 @@ def test_parameters_in_another_order_are_named_with_the_order_to_use(exercise):
 def test_a_class_or_a_module_is_told_to_pass_a_plain_function(passed, said):
     feedback = check("block_forward", passed)
     assert feedback.passed is False and feedback.message.startswith(f"you passed {said}; pass a plain function")
+
+
+@pytest.mark.parametrize("cut", [lambda out: out.detach(), lambda out: torch.tensor(out.tolist())])
+def test_a_right_block_that_carries_no_gradient_is_not_yet_right(cut):
+    feedback = check("block_forward", lambda *parts: cut(solution(EXERCISES["block_forward"])(*parts)))
+    assert feedback.passed is False and feedback.mistake == NO_GRADIENT and "carries no gradient" in feedback.message
+
+
+def test_a_block_that_adds_in_place_is_told_that_backward_would_fail():
+    def in_place(x, ln1, heads, ln2, ffwd):
+        x += heads(ln1(x))  # ln1 kept x for the gradient; += changes it
+        x += ffwd(ln2(x))
+        return x
+
+    feedback = check("block_forward", in_place)
+    assert feedback.passed is False and feedback.mistake == NO_GRADIENT and "changed in place" in feedback.message
 
 
 def test_explain_difference_uses_the_tolerance_it_is_given():

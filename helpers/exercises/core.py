@@ -26,6 +26,7 @@ HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right f
 LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
 ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right per sequence, wrong for a batch
 WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held in an integer tensor
+NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer that carries no gradient, or breaks it
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
@@ -194,11 +195,14 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             continue
         shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got)
+        problem = gradient_problem(given, got) if verdict is None else None
+        if problem:
+            verdict = Feedback(False, problem, NO_GRADIENT)
         if verdict is not None:
             failures.append((number, verdict, got))
     note = (
         " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
-        "model, the gradient may still need the input as it was, and training would stop with an error."
+        "model, autograd may still need the input as it was, and then training stops with an error."
         if changed_input
         else ""
     )
@@ -208,7 +212,31 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     number, first, got = failures[0]
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
+    if first.mistake == NO_GRADIENT:  # its sentence already says what the in-place change does
+        note = ""
     return Feedback(first.passed, first.message + note, first.mistake)
+
+
+def gradient_problem(given: tuple, got: torch.Tensor) -> str | None:
+    """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, or
+    when autograd cannot go back through it (it needed a tensor that was then changed in place); else None."""
+    if not any(isinstance(x, torch.Tensor) and x.requires_grad for x in given):
+        return None
+    if not got.requires_grad:
+        return (
+            "your result is right but carries no gradient, so a model built on it could not learn: leave out "
+            "torch.no_grad() and .detach()."
+        )
+    try:
+        got.sum().backward()
+    except RuntimeError as err:
+        if "inplace" not in str(err):
+            raise
+        return (
+            "your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
+            "training would stop with an error at backward(): write x = x + … instead."
+        )
+    return None
 
 
 def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:

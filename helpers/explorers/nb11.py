@@ -99,7 +99,7 @@ def _block_case(seed: int, shape: tuple, n_head: int) -> tuple:
             nn.init.normal_(ln.weight, 1.0, 0.3)
             nn.init.normal_(ln.bias, 0.0, 0.3)
         parts = {"ln1": ln1, "heads": MultiHeadAttention(C, n_head), "ln2": ln2, "ffwd": FeedForward(C)}
-        x = torch.randn(shape) * 2 + 1  # far from normalised, so that a missing LayerNorm shows
+        x = (torch.randn(shape) * 2 + 1).requires_grad_()  # far from normalised; a model's x carries a gradient
     return (x, *(_as_function(module, name) for name, module in parts.items()))
 
 
