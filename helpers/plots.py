@@ -693,7 +693,6 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
     return ax
 
 
-
 def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = None, ax=None):
     """One line per run: its training loss batch by batch, each point the mean of the last `window` batches.
 
@@ -729,6 +728,7 @@ def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = 
     if own_figure:
         ax.figure.set_label(ax.get_label())
     return ax
+
 
 # ----- alt text: what a figure shows, in words, stored with every picture the course displays -------------
 
