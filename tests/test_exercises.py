@@ -675,6 +675,7 @@ def test_standardising_without_eps_is_caught_by_a_row_of_equal_numbers():
 def test_a_returned_non_tensor_is_named_with_its_article(make, noun):
     feedback = check("running_average", make)
     assert f"not {noun}" in feedback.message
+    assert ("leave out .numpy()" in feedback.message) == (noun == "an ndarray"), "an ndarray: say how it got there"
 
 
 def first_case_only(exercise: Exercise, then):

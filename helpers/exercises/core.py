@@ -509,6 +509,8 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
             return (
                 f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
             )
+        if kind == "ndarray":  # a tensor turned into NumPy's array on its way out
+            return "return the tensor itself, not an ndarray: leave out .numpy() (and any np. step on the way)."
         return f"return a tensor (like torch.tensor(...)), not {article(kind)}."
     if got.is_nested:
         return "return one ordinary tensor, not a nested tensor: build the whole result in one piece (no torch.nested)."
