@@ -549,12 +549,19 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     for ax in list(axes)[n:]:
         ax.remove()
     name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
+    numbers = cell_numbers(fig)
+    for text in numbers:  # set aside while the panels are laid out: measuring each number is the slow part
+        text.set_visible(False)
     # Constrained layout settles only on its second pass: measured after the first, panels can be 8% taller than
     # drawn, and a row name that fits them runs past the drawn ones. So lay the figure out once before measuring.
     fig.draw_without_rendering()
     fit_numbers_to_cells(fig)
-    numbers = cell_numbers(fig) if numbers_inside_cells(fig) else []
-    for text in numbers:  # set aside while the panels move: they lie inside them, so the layout is the same
+    for text in numbers:
+        text.set_visible(True)
+    if not numbers_inside_cells(fig):  # some reach out of their panels, so the layout must make room for them
+        fit_numbers_to_cells(fig)
+        numbers = []
+    for text in numbers:  # inside their panels they change nothing in the layout: aside while the panels move
         text.set_visible(False)
     boxes = text_boxes(fig)
     cells = smallest_panel_inches(fig)

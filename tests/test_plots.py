@@ -326,8 +326,8 @@ def layout_moves_without_numbers(fig) -> float:
 
 
 def test_cell_numbers_sit_out_the_layout_passes_only_where_they_change_nothing():
-    # Its axis names run into each other, so it is laid out several times; its numbers, inside their cells, sit out all
-    # but the first.
+    # Its axis names run into each other, so it is laid out several times; its numbers, inside their cells, sit out
+    # every pass (measuring them is the slow part).
     small = show_wei_stages([(torch.rand(3, 3), "softmax")] * 2, labels="hou", axis_names="qk")
     # "−3.4e38" is wider than its cell: these numbers stay in every layout.
     wide = show_wei_stages([(torch.full((3, 3), -3.4e38), "raw")])
