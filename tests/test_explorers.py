@@ -378,7 +378,8 @@ def test_scores_are_query_dot_key_and_depend_on_the_word():
     torch.testing.assert_close(shown["raw"][3, 1], q[3] @ k[1])
     assert torch.isneginf(shown["masked"][0, 1])
     assert not torch.allclose(shown["raw"][:, 1], shown["raw"][:, 2])  # the two o's: their positions differ
-    assert not torch.allclose(nb05.explore_word_scores("thou")["wei"][1:, 1:], nb05.explore_word_scores("hou")["wei"])
+    thou, hou = (nb05.word_scores(encode(word))[2] for word in ("thou", "hou"))  # their weights, drawn nowhere
+    assert not torch.allclose(thou[1:, 1:], hou)
 
 
 # --- 06: value -------------------------------------------------------------------------------------------------------
@@ -430,8 +431,9 @@ def test_out_is_the_course_stage_attend_qkv():
 
 def test_hou_over_five_letters_is_the_three_letter_example_and_you_differs():
     hou = nb06.explore_word("hou")
-    torch.testing.assert_close(hou["wei"], nb06.explore_value_weight()["wei"])
-    torch.testing.assert_close(hou["out"], nb06.explore_value_weight()["out"])
+    worked = nb06.explore_value_weight()
+    torch.testing.assert_close(hou["wei"], worked["wei"])
+    torch.testing.assert_close(hou["out"], worked["out"])
     assert not torch.allclose(nb06.explore_word("you")["wei"], hou["wei"])
 
 
