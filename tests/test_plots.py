@@ -11,6 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from matplotlib.patches import Arc, Circle, FancyArrowPatch
+from matplotlib.path import Path
 
 from helpers.plots import (
     MAX_STAGES_WIDTH,
@@ -44,14 +45,19 @@ from tests.figure_texts import figure_texts
 
 
 def hatched_cells(ax) -> set:
-    """The (row, column) cells whose centre lies under a hatched patch."""
+    """The (row, column) cells whose centre lies under a hatched patch: each closed shape of the patch is tested
+    against the centres of the rows it reaches (testing every centre against the whole patch takes seconds)."""
     T, S = ax.images[0].get_array().shape
-    centres = np.array([(j, i) for i in range(T) for j in range(S)], dtype=float)
-    covered = np.zeros(len(centres), dtype=bool)
+    columns = np.arange(S, dtype=float)
+    covered = set()
     for patch in ax.patches:
         if patch.get_hatch():
-            covered |= patch.get_path().contains_points(centres)
-    return {(int(i), int(j)) for j, i in centres[covered]}
+            for shape in patch.get_path().to_polygons():
+                rows = range(max(0, math.ceil(shape[:, 1].min())), min(T - 1, math.floor(shape[:, 1].max())) + 1)
+                for i in rows:
+                    inside = Path(shape).contains_points(np.column_stack([columns, np.full(S, float(i))]))
+                    covered.update((i, int(j)) for j in columns[inside])
+    return covered
 
 
 def hatched(ax):
