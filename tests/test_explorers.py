@@ -378,7 +378,7 @@ def test_scores_are_query_dot_key_and_depend_on_the_word():
     torch.testing.assert_close(shown["raw"][3, 1], q[3] @ k[1])
     assert torch.isneginf(shown["masked"][0, 1])
     assert not torch.allclose(shown["raw"][:, 1], shown["raw"][:, 2])  # the two o's: their positions differ
-    thou, hou = (nb05.word_scores(encode(word))[2] for word in ("thou", "hou"))  # their weights, drawn nowhere
+    thou, hou = (nb05.word_scores(encode(word))[2] for word in ("thou", "hou"))  # the weights only: no figure
     assert not torch.allclose(thou[1:, 1:], hou)
 
 
