@@ -500,10 +500,10 @@ def two_block_model():
 
 def test_each_layer_and_head_gives_causal_row_stochastic_weights(two_block_model, capsys):
     for layer in range(2):
-        for head in range(4):
-            wei = nb11.explore_layers("thou art", layer, head, model=two_block_model)["wei"]
-            assert wei.shape == (8, 8) and (wei.triu(1) == 0).all()
-            torch.testing.assert_close(wei.sum(-1), torch.ones(8))
+        heads = nb11.layer_weights(two_block_model, encode("thou art"), layer)  # every head's weights: no figure
+        assert heads.shape == (4, 8, 8) and (heads.triu(1) == 0).all()
+        torch.testing.assert_close(heads.sum(-1), torch.ones(4, 8))
+    assert torch.equal(nb11.explore_layers("thou art", 1, 3, model=two_block_model)["wei"], heads[3])  # drawn once
     assert "layer 1, head 3" in capsys.readouterr().out
 
 
