@@ -553,8 +553,9 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     for text in numbers:  # set aside while the panels are laid out: measuring each number is the slow part
         text.set_visible(False)
     # Constrained layout settles only on its second pass: measured after the first, panels can be 8% taller than
-    # drawn, and a row name that fits them runs past the drawn ones. So lay the figure out once before measuring.
-    fig.draw_without_rendering()
+    # drawn, and a row name that fits them runs past the drawn ones. So run the layout once first: the layout alone,
+    # without drawing every artist (the same figure, byte for byte, in less time).
+    fig.get_layout_engine().execute(fig)
     fit_numbers_to_cells(fig)
     for text in numbers:
         text.set_visible(True)
