@@ -30,6 +30,6 @@ from .models import (
     counted_bigram,
     embed,
 )
-from .plots import draw_graph, plot_batch_losses, plot_losses, show_wei, show_wei_stages
+from .plots import draw_graph, plot_batch_losses, plot_losses, running_mean, show_wei, show_wei_stages
 from .runtime import pick_device, seed_everything
 from .training import cpu_threads, estimate_loss, token_losses, train, train_and_measure

@@ -701,6 +701,12 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
     return ax
 
 
+def running_mean(losses, window: int) -> torch.Tensor:
+    """Each run of `window` consecutive losses averaged: point k is the mean of losses k … k + window − 1, so it
+    belongs at step k + window − 1 (what plot_batch_losses draws)."""
+    return torch.tensor(losses, dtype=torch.float).unfold(0, window, 1).mean(1)
+
+
 def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = None, ax=None):
     """One line per run: its training loss batch by batch, each point the mean of the last `window` batches.
 
@@ -719,7 +725,7 @@ def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = 
         _, ax = plt.subplots(figsize=(10.5, 4), layout="constrained")
     ends = []
     for name, losses in curves.items():
-        smooth = torch.tensor(losses, dtype=torch.float).unfold(0, window, 1).mean(1)
+        smooth = running_mean(losses, window)
         ax.plot(range(window - 1, len(losses)), smooth, label=name)  # each point at the last batch it averages
         ends.append(f"{name} {smooth[0]:.2f} to {smooth[-1]:.2f}")
     for (label, loss), style in zip((references or {}).items(), itertools.cycle(("--", ":", "-.")), strict=False):

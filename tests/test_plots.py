@@ -34,6 +34,7 @@ from helpers.plots import (
     plot_batch_losses,
     plot_losses,
     register_alt_text,
+    running_mean,
     show_wei,
     show_wei_stages,
     text_colour_on,
@@ -442,6 +443,7 @@ def test_batch_losses_are_drawn_as_running_means_with_labelled_reference_lines()
     a, b, bigram, frequencies = ax.lines
     assert list(a.get_xdata()) == [1, 2, 3, 4], "each point sits at the last batch it averages"
     assert list(a.get_ydata()) == [3.5, 2.5, 1.5, 0.5] and list(b.get_ydata()) == [0.5, 1.5, 2.5, 3.5]
+    assert running_mean(losses, 2).tolist() == [3.5, 2.5, 1.5, 0.5], "the points drawn, as a notebook can check them"
     assert [line.get_linestyle() for line in (bigram, frequencies)] == ["--", ":"], "two references, two styles"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "bigram", "frequencies"]
     text = alt_text(ax.figure)
