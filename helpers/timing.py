@@ -123,9 +123,9 @@ def measure_peak(fn, head, x) -> int:
 
 # Calls whose arrivals measure_time compares. Even with every freed block kept, glibc's heap is still settling after
 # the timing calls: now and then a call finds no free stretch large enough, and the heap grows by 32 or 64 MiB. In
-# 20 fresh processes (T = 1,024, batch 8, width 4) such growth came in up to four calls in a row, in 2 of them in each
-# of the first three calls (as it once did in CI), and never later than the eighth. The least of ten counts what a
-# call itself needs.
+# 60 fresh processes (T = 1,024, batch 8, width 4; 30 calls each) it came in at most four calls in a row, as late as
+# the 17th call, and in 4 of them in each of the first three calls (as it once did in CI). The least of ten counts
+# what a call itself needs.
 ARRIVAL_CALLS = 10
 
 
