@@ -124,8 +124,8 @@ def measure_peak(fn, head, x) -> int:
 # Calls whose arrivals measure_time compares. Even with every freed block kept, glibc's heap is still settling after
 # the timing calls: now and then a call finds no free stretch large enough, and the heap grows by 32 or 64 MiB. In
 # 60 fresh processes (T = 1,024, batch 8, width 4; 30 calls each) it came in at most four calls in a row, as late as
-# the 17th call, and in 4 of them in each of the first three calls (as it once did in CI). The least of ten counts
-# what a call itself needs.
+# the 17th call, and in 4 of them in each of the first three calls (as it once did in CI); in another 60, never more
+# than two in a row. The least of ten counts what a call itself needs.
 ARRIVAL_CALLS = 10
 
 
