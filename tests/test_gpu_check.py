@@ -63,11 +63,16 @@ def test_runner_reports_pass_and_fail_and_leaves_notebooks_alone(tmp_path):
     good = tiny_notebook(tmp_path, "good.ipynb", "import os\nassert os.environ['COURSE_DEVICE'] == 'cpu'")
     bad = tiny_notebook(tmp_path, "bad.ipynb", "raise ValueError('row 2 sums to 1.5')")
     before = bad.read_bytes()
-    passed, failed = run_notebook(good, device="cpu", timeout=60), run_notebook(bad, device="cpu", timeout=60)
+    kept = tmp_path / "out"
+    passed = run_notebook(good, device="cpu", timeout=60, keep=kept)
+    failed = run_notebook(bad, device="cpu", timeout=60, keep=kept)
     assert passed.verdict == "pass" and passed.device.startswith("cpu")
     assert failed.verdict == "FAIL: ValueError: row 2 sums to 1.5"
     assert bad.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.ipynb", "good.ipynb"]  # no copies left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.ipynb", "good.ipynb", "out"]  # no copies left behind
+    assert [p.name for p in kept.iterdir()] == ["good.ipynb"]  # only the run that passed is kept, executed
+    assert nbformat.read(kept / "good.ipynb", as_version=4).cells[0].execution_count == 1
+    assert good.read_bytes() != (kept / "good.ipynb").read_bytes()
 
 
 def test_wheel_list_is_pinned_and_leaves_torch_to_the_gpu_machine():

@@ -7,7 +7,8 @@ Each notebook runs as `make execute` runs it (tools.notebooks.execute), but on a
 in a fresh kernel with COURSE_DEVICE=cuda so that the helpers' pick_device() must use the GPU.
 The committed notebooks are never written to.
 The result is a Markdown table (notebook, pass/FAIL, seconds, device), printed and, with --out,
-also written as gpu-check.md and gpu-check.json.
+also written as gpu-check.md and gpu-check.json, beside a copy of each notebook that passed, with the
+outputs of its GPU run (so that a run on another machine brings back its figures and timings).
 
 Exit status: 0 when every notebook passed, or when there is no CUDA GPU (every notebook is listed
 as skipped; nothing was run); 1 when a notebook failed; 3 when there is no GPU and --require-gpu
@@ -129,11 +130,12 @@ def course_device(device: str):
             os.environ[DEVICE_ENV] = before
 
 
-def run_notebook(path: Path, device: str = "cuda", timeout: int = 900) -> Result:
+def run_notebook(path: Path, device: str = "cuda", timeout: int = 900, keep: Path | None = None) -> Result:
     """Run the notebook as `make execute` would, with COURSE_DEVICE=`device`, on a copy: never write it back.
 
     `timeout` is per cell, in seconds (nbclient's notion). Any failure, a cell's exception or a dead
     kernel, becomes a FAIL row with the first error line: one bad notebook does not stop the others.
+    With `keep` (a folder), a run that passed leaves its executed copy there, under the notebook's name.
     """
     from tools.notebooks import execute
 
@@ -141,6 +143,9 @@ def run_notebook(path: Path, device: str = "cuda", timeout: int = 900) -> Result
     try:
         with scratch_copy(path) as copy, course_device(device):
             execute(copy, timeout)
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(copy, keep / path.name)
     except Exception as exc:  # noqa: BLE001  (report every kind of failure as a row)
         error = first_error_line(exc)
     else:
@@ -233,7 +238,9 @@ def parse_args(argv):
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m tools.gpu_check", description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", help="notebook names to run (default: all)")
-    parser.add_argument("--out", type=Path, help="also write gpu-check.md and gpu-check.json here")
+    parser.add_argument(
+        "--out", type=Path, help="also write gpu-check.md, gpu-check.json and the notebooks that passed here"
+    )
     parser.add_argument("--timeout", type=int, default=900, help="seconds each cell may take (default 900)")
     parser.add_argument("--require-gpu", action="store_true", help="exit 3 when no CUDA GPU is found")
     parser.add_argument("--install-wheels", nargs=2, type=Path, metavar=("WHEEL_DIR", "SITE_DIR"))
@@ -254,7 +261,8 @@ def main(argv) -> int:
         results = []
         for path in paths:
             print(f"running {path.name} on {args.device} ...", flush=True)
-            results.append(run_notebook(path, args.device, args.timeout))
+            results.append(run_notebook(path, args.device, args.timeout, keep=args.out))
+            print(f"  {results[-1].verdict} ({results[-1].seconds:.1f} s)", flush=True)  # seen even if cut short
     else:
         results = [Result(path.name, passed=None) for path in paths]
     table = markdown_table(results, env)
