@@ -1,14 +1,17 @@
 """`make gpu-check`: the runner, its table, its no-GPU answer and the offline-wheel plumbing."""
 
 import json
+import signal
 import subprocess
+import sys
+import time
 
 import nbformat
 import pytest
 
-from tools import gpu_check
+from tools import gpu_check, notebooks
 from tools.gpu_check import Result, markdown_table, requirement_names, run_notebook, wheels_to_install
-from tools.notebooks import ROOT, notebook_paths
+from tools.notebooks import ROOT, Interrupted, notebook_paths
 
 ENV = {"date_utc": "2030-01-01 00:00 UTC", "torch": "9.9", "cuda": "12.8"}
 
@@ -95,3 +98,58 @@ def test_gpu_check_target_never_builds_the_venv():
     ).stdout
     assert ".venv" not in plan and "requirements.txt" not in plan
     assert "python3 -m tools.gpu_check --install-wheels .whl" in plan
+
+
+def test_a_signal_stops_the_whole_run_and_the_table_says_where(monkeypatch, capsys):
+    calls = []
+
+    def stopped(path, *args, **kwargs):
+        calls.append(path.name)
+        raise Interrupted("stopped by Ctrl-C or SIGTERM before the notebook's end")
+
+    monkeypatch.setattr(gpu_check, "cuda_device_name", lambda: "Fake GPU")
+    monkeypatch.setattr(gpu_check, "run_notebook", stopped)
+    assert gpu_check.main(["00_bigram_baseline.ipynb", "01_bag_of_words.ipynb"]) == 130
+    out = capsys.readouterr().out
+    assert calls == ["00_bigram_baseline.ipynb"]  # nothing runs after the signal
+    stopped = "FAIL: stopped by Ctrl-C or SIGTERM before the notebook's end"
+    assert f"| 00_bigram_baseline.ipynb | {stopped} | - | Fake GPU |" in out
+    assert "| 01_bag_of_words.ipynb | skipped | - | - |" in out
+
+
+@pytest.mark.slow  # a kernel, stopped by SIGTERM as a time limit stops it
+def test_sigterm_during_a_run_is_named_and_the_notebook_is_left_alone(tmp_path):
+    started = tmp_path / "started"  # the kernel works in the notebook's folder
+    path = tiny_notebook(tmp_path, "slow.ipynb", "open('started', 'w').close()\nimport time\ntime.sleep(120)")
+    before = path.read_bytes()
+    code = f"from pathlib import Path; from tools.notebooks import execute; execute(Path({str(path)!r}))"
+    run = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while not started.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert started.exists(), "the kernel never reached the notebook's cell"
+    run.send_signal(signal.SIGTERM)
+    err = run.communicate(timeout=90)[1]
+    assert run.returncode != 0
+    assert err.strip().splitlines()[-1] == (
+        "tools.notebooks.Interrupted: stopped by Ctrl-C or SIGTERM before the notebook's end"
+    ), err  # not nbclient's bare AssertionError
+    assert path.read_bytes() == before
+
+
+def test_make_execute_stops_at_a_signal_and_says_which_notebook(monkeypatch, tmp_path, capsys):
+    paths = [tmp_path / "00_a.ipynb", tmp_path / "01_b.ipynb"]
+    executed = []
+
+    def interrupted(path, *args):
+        executed.append(path.name)
+        raise Interrupted("stopped by Ctrl-C or SIGTERM before the notebook's end")
+
+    monkeypatch.setattr(notebooks, "stamp", lambda path: False)
+    monkeypatch.setattr(notebooks, "execute", interrupted)
+    assert notebooks.run_command("execute", paths) == 130
+    assert executed == ["00_a.ipynb"]
+    assert capsys.readouterr().out == (
+        "00_a.ipynb: stopped by Ctrl-C or SIGTERM before the notebook's end; the file keeps its earlier outputs, "
+        "and nothing after it ran.\n"
+    )

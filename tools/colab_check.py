@@ -17,8 +17,8 @@ from pathlib import Path
 
 import nbformat
 
-from tools.gpu_check import cell, run_notebook
-from tools.notebooks import notebook_client, notebook_paths
+from tools.gpu_check import cell, run_in_turn
+from tools.notebooks import notebook_client, notebook_paths, run_to_end
 
 REQUIREMENTS = Path(__file__).with_name("colab-requirements.txt")
 # The packages whose versions are Colab's (the runner's own, nbclient and nbformat, are not checked).
@@ -45,7 +45,7 @@ def pinned_versions(path: Path = REQUIREMENTS) -> dict[str, str]:
 def kernel_versions(folder: Path) -> dict[str, str]:
     """{package: version} as a kernel started by this Python reports them (the kernel the notebooks get)."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(VERSIONS_CELL.format(names=COLAB_PACKAGES))])
-    notebook_client(nb, folder, timeout=120).execute()
+    run_to_end(notebook_client(nb, folder, timeout=120))
     text = "".join(out.get("text", "") for out in nb.cells[0].outputs)
     return dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
 
@@ -64,16 +64,13 @@ def main(argv) -> int:
     if problems:
         print("Not Colab's versions, nothing was run:\n  " + "\n  ".join(problems))
         return 2
-    results = []
-    for path in paths:
-        print(f"running {path.name} ...", flush=True)
-        results.append(run_notebook(path, "cpu"))
+    results, stopped = run_in_turn(paths, "cpu")
     print("\n| notebook | result | seconds |\n|---|---|---:|")
     for r in results:
-        print(f"| {cell(r.notebook)} | {cell(r.verdict)} | {r.seconds:.1f} |")
-    failed = sum(not r.passed for r in results)
-    print(f"\n{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+        print(f"| {cell(r.notebook)} | {cell(r.verdict)} | {'-' if r.seconds is None else f'{r.seconds:.1f}'} |")
+    passed, failed = sum(r.passed is True for r in results), sum(r.passed is False for r in results)
+    print(f"\n{passed} passed, {failed} failed" + (", the rest not run" if stopped else ""))
+    return 130 if stopped else 1 if failed else 0
 
 
 if __name__ == "__main__":

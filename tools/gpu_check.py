@@ -12,8 +12,10 @@ outputs of its GPU run (so that a run on another machine brings back its figures
 
 Exit status: 0 when every notebook passed, or when there is no CUDA GPU (every notebook is listed
 as skipped; nothing was run); 1 when a notebook failed; 3 when there is no GPU and --require-gpu
-was given. --install-wheels is for `make gpu-check` on a machine without internet: it installs,
-from wheels `make gpu-wheels` prepared, only the packages this Python lacks (see README.md).
+was given; 130 when Ctrl-C or SIGTERM stopped the run (the table still comes, with the notebooks
+after the one it hit listed as skipped). --install-wheels is for `make gpu-check` on a machine without
+internet: it installs, from wheels `make gpu-wheels` prepared, only the packages this Python lacks (see
+README.md).
 """
 
 import argparse
@@ -154,6 +156,28 @@ def run_notebook(path: Path, device: str = "cuda", timeout: int = 900, keep: Pat
     return Result(path.name, passed=not error, seconds=seconds, device=device_name(device), error=error)
 
 
+def run_in_turn(paths, device: str = "cuda", timeout: int = 900, keep: Path | None = None) -> tuple[list, bool]:
+    """Run the notebooks one at a time, printing each verdict as it ends; return the results and whether a signal
+    stopped them.
+
+    Ctrl-C or SIGTERM (a time limit's) stops the whole run: the notebook it hit becomes a FAIL row that says so, and
+    the ones after it are listed as skipped.
+    """
+    results = []
+    for i, path in enumerate(paths):
+        print(f"running {path.name} on {device} ...", flush=True)
+        try:
+            results.append(run_notebook(path, device, timeout, keep=keep))
+        except KeyboardInterrupt as stop:
+            reason = str(stop) or "stopped by Ctrl-C"
+            results.append(Result(path.name, passed=False, device=device_name(device), error=reason))
+            results += [Result(later.name, passed=None) for later in paths[i + 1 :]]
+            print(f"  {reason}; the notebooks after it were not run", flush=True)
+            return results, True
+        print(f"  {results[-1].verdict} ({results[-1].seconds:.1f} s)", flush=True)
+    return results, False
+
+
 # --- reporting ---------------------------------------------------------------------------------
 
 
@@ -258,13 +282,9 @@ def main(argv) -> int:
     paths, env = notebook_paths(args.notebooks), environment()
     runnable = args.device != "cuda" or cuda_device_name() is not None
     if runnable:
-        results = []
-        for path in paths:
-            print(f"running {path.name} on {args.device} ...", flush=True)
-            results.append(run_notebook(path, args.device, args.timeout, keep=args.out))
-            print(f"  {results[-1].verdict} ({results[-1].seconds:.1f} s)", flush=True)  # seen even if cut short
+        results, stopped = run_in_turn(paths, args.device, args.timeout, keep=args.out)
     else:
-        results = [Result(path.name, passed=None) for path in paths]
+        results, stopped = [Result(path.name, passed=None) for path in paths], False
     table = markdown_table(results, env)
     print(table)
     if not runnable:
@@ -274,6 +294,8 @@ def main(argv) -> int:
         write_report(args.out, results, env, table)
     if not runnable:
         return 3 if args.require_gpu else 0
+    if stopped:
+        return 130
     return 0 if all(r.passed for r in results) else 1
 
 

@@ -133,6 +133,25 @@ def notebook_client(nb, folder: Path, timeout: int = 900):
     return client
 
 
+class Interrupted(KeyboardInterrupt):
+    """A notebook's run stopped from outside (Ctrl-C, or the SIGTERM of a time limit) before its end."""
+
+
+def run_to_end(client) -> None:
+    """`client.execute()`, except that a run stopped by Ctrl-C or SIGTERM raises Interrupted, saying so.
+
+    nbclient answers either signal by shutting the kernel down, and the run then fails on one of its internal
+    checks (`assert self.kc is not None`), an AssertionError that names no cause. The attribute below is the one
+    trace nbclient (0.10 and 0.11) leaves of the signal.
+    """
+    try:
+        client.execute()
+    except BaseException as exc:  # while the kernel starts, the signal surfaces as asyncio's CancelledError
+        if getattr(client, "_async_cleanup_kernel_future", None) is None:
+            raise
+        raise Interrupted("stopped by Ctrl-C or SIGTERM before the notebook's end") from exc
+
+
 def join_split_streams(nb):
     """Join each run of back-to-back stdout (or stderr) outputs of a cell into one; return `nb` (changed in place).
 
@@ -160,7 +179,7 @@ def execute(path: Path, timeout: int = 900) -> float:
     """
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    notebook_client(nb, path.parent, timeout).execute()
+    run_to_end(notebook_client(nb, path.parent, timeout))
     seconds = time.perf_counter() - start
     nb = drop_widget_views(nb)  # a widget view without a kernel shows only as "VBox(children=…)" text
     join_split_streams(nb)
@@ -231,7 +250,11 @@ def run_command(command: str, paths) -> int:
     elif command == "execute":
         for path in paths:
             stamp(path)
-            print(f"{path.name}: executed in {execute(path):.1f} s", flush=True)
+            try:
+                print(f"{path.name}: executed in {execute(path):.1f} s", flush=True)
+            except Interrupted as stop:
+                print(f"{path.name}: {stop}; the file keeps its earlier outputs, and nothing after it ran.")
+                return 130
     else:
         return 1 if bench(paths) else 0
     return 0
