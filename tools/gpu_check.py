@@ -136,8 +136,8 @@ def run_notebook(path: Path, device: str = "cuda", timeout: int = 900, keep: Pat
     """Run the notebook as `make execute` would, with COURSE_DEVICE=`device`, on a copy: never write it back.
 
     `timeout` is per cell, in seconds (nbclient's notion). Any failure, a cell's exception or a dead
-    kernel, becomes a FAIL row with the first error line: one bad notebook does not stop the others.
-    With `keep` (a folder), a run that passed leaves its executed copy there, under the notebook's name.
+    kernel, becomes a FAIL row with the first error line: one bad notebook does not stop the others. A signal
+    does (Ctrl-C or SIGTERM: tools.notebooks.Interrupted passes through; see run_in_turn). With `keep` (a folder), a run that passed leaves its executed copy there, under the notebook's name.
     """
     from tools.notebooks import execute
 
