@@ -137,7 +137,8 @@ def run_notebook(path: Path, device: str = "cuda", timeout: int = 900, keep: Pat
 
     `timeout` is per cell, in seconds (nbclient's notion). Any failure, a cell's exception or a dead
     kernel, becomes a FAIL row with the first error line: one bad notebook does not stop the others. A signal
-    does (Ctrl-C or SIGTERM: tools.notebooks.Interrupted passes through; see run_in_turn). With `keep` (a folder), a run that passed leaves its executed copy there, under the notebook's name.
+    does (Ctrl-C or SIGTERM: tools.notebooks.Interrupted passes through; see run_in_turn). With `keep` (a
+    folder), a run that passed leaves its executed copy there, under the notebook's name.
     """
     from tools.notebooks import execute
 
