@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from tools.gpu_check import cell, run_in_turn
-from tools.notebooks import notebook_client, notebook_paths, run_to_end
+from tools.notebooks import notebook_client, notebook_paths
 
 REQUIREMENTS = Path(__file__).with_name("colab-requirements.txt")
 # The packages whose versions are Colab's (the runner's own, nbclient and nbformat, are not checked).
@@ -45,7 +45,7 @@ def pinned_versions(path: Path = REQUIREMENTS) -> dict[str, str]:
 def kernel_versions(folder: Path) -> dict[str, str]:
     """{package: version} as a kernel started by this Python reports them (the kernel the notebooks get)."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(VERSIONS_CELL.format(names=COLAB_PACKAGES))])
-    run_to_end(notebook_client(nb, folder, timeout=120))
+    notebook_client(nb, folder, timeout=120).execute()
     text = "".join(out.get("text", "") for out in nb.cells[0].outputs)
     return dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
 

@@ -114,11 +114,30 @@ def write_atomically(nb, path: Path) -> None:
     write_bytes_atomically(Path(path), text.encode("utf-8"))
 
 
+class Interrupted(KeyboardInterrupt):
+    """A notebook's run stopped from outside (Ctrl-C, or the SIGTERM of a time limit) before its end."""
+
+
 def notebook_client(nb, folder: Path, timeout: int = 900):
-    """An nbclient client that runs `nb` headless with its kernel working in `folder`."""
+    """An nbclient client that runs `nb` headless with its kernel working in `folder`.
+
+    Its `execute()` raises Interrupted when Ctrl-C or SIGTERM stops the run. nbclient answers either signal by
+    shutting the kernel down, and the run then fails on one of its internal checks (`assert self.kc is not None`, or
+    asyncio's CancelledError while the kernel starts), an error that names no cause; the attribute read below is
+    the one trace nbclient (0.10 and 0.11) leaves of the signal.
+    """
     from nbclient import NotebookClient
 
-    client = NotebookClient(
+    class CourseClient(NotebookClient):
+        def execute(self, **kwargs):
+            try:
+                return super().execute(**kwargs)
+            except BaseException as exc:
+                if getattr(self, "_async_cleanup_kernel_future", None) is None:
+                    raise
+                raise Interrupted("stopped by Ctrl-C or SIGTERM before the notebook's end") from exc
+
+    client = CourseClient(
         nb,
         timeout=timeout,
         kernel_name="python3",
@@ -131,25 +150,6 @@ def notebook_client(nb, folder: Path, timeout: int = 900):
     # nbclient's imitation of one, which can deadlock a run (jupyter/nbclient#312).
     client.comm_open_handlers.pop("jupyter.widget", None)
     return client
-
-
-class Interrupted(KeyboardInterrupt):
-    """A notebook's run stopped from outside (Ctrl-C, or the SIGTERM of a time limit) before its end."""
-
-
-def run_to_end(client) -> None:
-    """`client.execute()`, except that a run stopped by Ctrl-C or SIGTERM raises Interrupted, saying so.
-
-    nbclient answers either signal by shutting the kernel down, and the run then fails on one of its internal
-    checks (`assert self.kc is not None`), an AssertionError that names no cause. The attribute below is the one
-    trace nbclient (0.10 and 0.11) leaves of the signal.
-    """
-    try:
-        client.execute()
-    except BaseException as exc:  # while the kernel starts, the signal surfaces as asyncio's CancelledError
-        if getattr(client, "_async_cleanup_kernel_future", None) is None:
-            raise
-        raise Interrupted("stopped by Ctrl-C or SIGTERM before the notebook's end") from exc
 
 
 def join_split_streams(nb):
@@ -179,7 +179,7 @@ def execute(path: Path, timeout: int = 900) -> float:
     """
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    run_to_end(notebook_client(nb, path.parent, timeout))
+    notebook_client(nb, path.parent, timeout).execute()
     seconds = time.perf_counter() - start
     nb = drop_widget_views(nb)  # a widget view without a kernel shows only as "VBox(children=…)" text
     join_split_streams(nb)
