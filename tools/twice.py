@@ -40,7 +40,11 @@ def main(argv) -> int:
     failures = 0
     for path in notebook_paths(argv):
         start = time.perf_counter()
-        problem = run_each_cell_twice(path)
+        try:
+            problem = run_each_cell_twice(path)
+        except KeyboardInterrupt:  # the kernel is shut down on the way out; say where the run stopped
+            print(f"{path.name}: stopped by Ctrl-C before its end, and nothing after it ran", flush=True)
+            return 130
         failures += problem is not None
         print(f"{path.name}: {problem or 'every cell ran twice'} ({time.perf_counter() - start:.1f} s)", flush=True)
     return 1 if failures else 0
