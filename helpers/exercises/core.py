@@ -142,10 +142,8 @@ def check(name: str, fn) -> Feedback:
 
 
 def judge(exercise: Exercise, fn) -> Feedback:
-    """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong.
-
-    What `fn` prints is held back while it runs and shown afterwards, SHOWN_LINES lines at most.
-    """
+    """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong (what `fn` prints is
+    held back while it runs and shown afterwards, SHOWN_LINES lines at most)."""
     if not callable(fn):
         what = "None" if fn is None else article(type(fn).__name__)
         return Feedback(
@@ -421,9 +419,7 @@ def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> to
 class CappedOutput(io.StringIO):
     """Stands in for sys.stdout while the learner's function runs: keeps its first SHOWN_LINES lines."""
 
-    def __init__(self):
-        super().__init__()
-        self.dropped = 0  # lines printed once SHOWN_LINES were kept
+    dropped = 0  # lines printed once SHOWN_LINES were kept
 
     def write(self, text) -> int:
         text = str(text)
@@ -613,10 +609,8 @@ def same_inputs(given: tuple, original: tuple) -> bool:
     """Whether the learner's function left its inputs as they were handed over."""
     for a, b in zip(given, original, strict=True):
         if isinstance(b, torch.Tensor):
-            if a.shape != b.shape or a.dtype != b.dtype:  # a is b's clone, perhaps changed in place
-                return False
-            if not torch.equal(a.detach().cpu().nan_to_num(), b.detach().cpu().nan_to_num()):
-                return False
+            if a.dtype != b.dtype or not torch.equal(a.detach().cpu().nan_to_num(), b.detach().cpu().nan_to_num()):
+                return False  # torch.equal also tells a shape changed in place
         elif a != b:
             return False
     return True
