@@ -3,13 +3,13 @@
 import torch
 
 from ..attention import future_mask
-from .core import NAN_CAUSES, first_index, fmt, fmt_apart
+from .core import NAN_CAUSES, as_float, first_index, fmt, fmt_apart
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
     """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight,
     a future weight that is not exactly 0, a row that does not sum to 1; None when none of these."""
-    got = got.detach().cpu().double()
+    got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
         return f"row {row} contains {NAN_CAUSES}"
