@@ -48,10 +48,7 @@ class Feedback:
         mark = {True: "✅ Correct", False: "❌ Not yet", None: "✏️ Your turn"}[self.passed]
         return f"{mark}: {self.message}"
 
-    __repr__ = __str__
-
-    def _repr_pretty_(self, printer, cycle):  # how IPython shows it at the end of a cell
-        printer.text(str(self))
+    __repr__ = __str__  # also what IPython shows at the end of a cell
 
 
 @dataclass(frozen=True)
@@ -145,10 +142,8 @@ def check(name: str, fn) -> Feedback:
 
 
 def judge(exercise: Exercise, fn) -> Feedback:
-    """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong.
-
-    What `fn` prints is held back while it runs and shown afterwards, SHOWN_LINES lines at most.
-    """
+    """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong (what `fn` prints is
+    held back while it runs and shown afterwards, SHOWN_LINES lines at most)."""
     if not callable(fn):
         what = "None" if fn is None else article(type(fn).__name__)
         return Feedback(
@@ -157,10 +152,13 @@ def judge(exercise: Exercise, fn) -> Feedback:
     if inspect.isclass(fn) or isinstance(fn, torch.nn.Module):
         what = f"the class {fn.__name__}" if inspect.isclass(fn) else f"a module ({type(fn).__name__})"
         return Feedback(
-            False, f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
-                   f"check({exercise.name!r}, {exercise.name})."
+            False,
+            f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
+            f"check({exercise.name!r}, {exercise.name}).",
         )
-    label = learner_label(fn, exercise)
+    label = getattr(fn, "__name__", None)
+    if not (isinstance(label, str) and label.isidentifier()):  # a lambda is called by the exercise's name
+        label = exercise.name
     wrong_arity = arity_problem(exercise, fn, label)
     if wrong_arity:
         return Feedback(False, wrong_arity)
@@ -195,10 +193,9 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             continue
         shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got)
-        problem = gradient_problem(given, got) if verdict is None else None
-        if problem:
+        if verdict is None and (problem := gradient_problem(given, got)):
             verdict = Feedback(False, problem, NO_GRADIENT)
-        if verdict is not None:
+        if verdict:
             failures.append((number, verdict, got))
     note = (
         " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
@@ -282,11 +279,10 @@ def replays_earlier(exercise: Exercise, number: int, got) -> bool:
     shapes of the two answers differ): what an answer remembered, or sized for that case, gives."""
     if got is None or number == 0:
         return False
-    expected = answer(exercise, exercise.cases[number])
+    got, expected = as_float(got), answer(exercise, exercise.cases[number])
     for earlier in exercise.cases[:number]:
         before = answer(exercise, earlier)
-        sized_like_it = got.shape == before.shape != expected.shape
-        if sized_like_it or (got.shape == before.shape and close(as_float(got), before, exercise.atol)):
+        if got.shape == before.shape and (before.shape != expected.shape or close(got, before, exercise.atol)):
             return True
     return False
 
@@ -310,8 +306,9 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
         return False
     expected = answer(exercise, inputs)
     for b in range(first.shape[0]):
-        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
-                    for x in fresh(inputs))
+        one = tuple(
+            x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs)
+        )
         try:
             got = fn(*one)
         except (Exception, SystemExit):
@@ -340,7 +337,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
         return match_mistake(exercise, inputs, got) or Feedback(False, wrong_shape)
     is_close = close(got, expected, exercise.atol)
     off_zero = not_exactly_zero(exercise, inputs, got)
-    if is_close and off_zero is None:
+    if is_close and not off_zero.any():
         return None
     matched = match_mistake(exercise, inputs, got)
     if matched:
@@ -354,10 +351,11 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
             WHOLE_NUMBERS,
         )
     if is_close:  # right within the tolerance, but a weight that must be exactly 0 is not
-        (i, j), value = off_zero
+        index = first_index(off_zero)
+        i, j = index[-2:]
         return Feedback(
             False,
-            f"row {i} gives position {j} the weight {fmt(value)}, close to 0 but not 0: a weight the lesson says "
+            f"row {i} gives position {j} the weight {fmt(got[index])}, close to 0 but not 0: a weight the lesson says "
             f"is exactly 0 must be exactly 0, so {exercise.exact_zeros.fix}",
             exercise.exact_zeros.name,
         )
@@ -404,30 +402,24 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
             if (
                 wrong.shape == got.shape
                 and close(got, wrong, exercise.atol)
-                and same_zeros(exercise, inputs, got, wrong)
+                and torch.equal(not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, wrong))
             ):
                 return Feedback(False, mistake.hint, mistake.name)
     return None
 
 
-def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor):
-    """((row, column), value) of the first entry that must be exactly 0 but is not, or None."""
+def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> torch.Tensor:
+    """Where `got` is not exactly 0 although the exercise's exact_zeros says it must be: a bool tensor like `got`."""
     if exercise.exact_zeros is None:
-        return None
+        return torch.zeros_like(got, dtype=torch.bool)
     where = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
-    bad = (where & (got != 0)).nonzero()
-    if len(bad) == 0:
-        return None
-    index = tuple(int(i) for i in bad[0])
-    return index[-2:], float(got[index])
+    return where & (got != 0)
 
 
 class CappedOutput(io.StringIO):
     """Stands in for sys.stdout while the learner's function runs: keeps its first SHOWN_LINES lines."""
 
-    def __init__(self):
-        super().__init__()
-        self.dropped = 0  # lines printed once SHOWN_LINES were kept
+    dropped = 0  # lines printed once SHOWN_LINES were kept
 
     def write(self, text) -> int:
         text = str(text)
@@ -450,31 +442,23 @@ class CappedOutput(io.StringIO):
 # Small pieces
 
 
-def learner_label(fn, exercise: Exercise) -> str:
-    """The name to call the learner's function by in a message."""
-    name = getattr(fn, "__name__", None)
-    return name if isinstance(name, str) and name.isidentifier() else exercise.name
-
-
 def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
-    """A sentence when `fn` cannot take the case's inputs (wrong number of parameters), else None."""
+    """A sentence when `fn` cannot take the case's inputs as they come (too many, too few, or in another order)."""
     count = len(exercise.cases[0])
+    wanted = reference_parameters(exercise, count)
     try:
-        inspect.signature(fn).bind(*range(count))
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None  # no signature to read (some built-ins, odd callables): calling it will tell
+    try:
+        signature.bind(*range(count))
     except TypeError:
-        wanted = ", ".join(reference_parameters(exercise, count))
-        try:
-            has = ", ".join(inspect.signature(fn).parameters)
-        except (TypeError, ValueError):
-            has = "something else"
         inputs = "one input" if count == 1 else f"{count} inputs"
         return (
-            f"`{label}` should take {inputs}, ({wanted}), but it takes ({has}): "
+            f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes ({', '.join(signature.parameters)}): "
             f"change its first line, `def {label}(...)`."
         )
-    except ValueError:
-        return None  # no signature to read (some built-ins): calling it will tell
-    names, wanted = list(inspect.signature(fn).parameters)[:count], reference_parameters(exercise, count)
+    names = list(signature.parameters)[:count]
     if sorted(names) == sorted(wanted) and names != wanted:
         return (
             f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): "
@@ -484,12 +468,8 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
 
 
 def reference_parameters(exercise: Exercise, count: int) -> list[str]:
-    """The names of the reference's first `count` parameters (or x1, x2, … when they cannot be read)."""
-    try:
-        names = list(inspect.signature(exercise.reference).parameters)[:count]
-    except (TypeError, ValueError):
-        names = []
-    return names if len(names) == count else [f"x{i + 1}" for i in range(count)]
+    """The names of the reference's first `count` parameters (every reference is a def that names its inputs)."""
+    return list(inspect.signature(exercise.reference).parameters)[:count]
 
 
 def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label: str = "", atol: float = 0.0):
@@ -549,10 +529,7 @@ def answer(exercise: Exercise, inputs: tuple) -> torch.Tensor:
 
 def as_float(t: torch.Tensor) -> torch.Tensor:
     """A detached, dense float64 copy on the CPU (integer tensors are compared as numbers)."""
-    t = t.detach()
-    if t.layout != torch.strided:
-        t = t.to_dense()
-    return t.to("cpu", torch.float64)
+    return t.detach().to_dense().to("cpu", torch.float64)
 
 
 def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
@@ -560,33 +537,32 @@ def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
     return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
 
 
-def same_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor, wrong: torch.Tensor) -> bool:
-    """Whether `got` and a named mistake's result agree on which must-be-zero entries are exactly 0."""
-    if exercise.exact_zeros is None:
-        return True
-    where = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
-    return bool(torch.equal((got == 0) & where, (wrong == 0) & where))
-
-
 def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str:
     """The generic hint: the first entry that differs by more than `atol`, in words (with digits enough to show
     the difference)."""
-    differs = (~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)).nonzero()
-    if len(differs) == 0:
-        return "your result is right within the tolerance but not where it must be exact; compare your steps with "\
+    differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
+    if not differs.any():
+        return (
+            "your result is right within the tolerance but not where it must be exact; compare your steps with "
             "the lesson's."
-    index = tuple(int(i) for i in differs[0])
+        )
+    index = first_index(differs)
     if torch.isnan(got[index]):
         return f"the shape is right but {entry_words(index)} is {NAN_CAUSES}"
     yours, reference = fmt_apart(got[index], expected[index])
     gaps = (got - expected).abs().nan_to_num(0.0)
-    largest = tuple(int(i) for i in (gaps == gaps.max()).nonzero()[0])
+    largest = first_index(gaps == gaps.max())
     far_larger = gaps[largest] > 2 * gaps[index]  # so that a first entry close to right does not look like rounding
     elsewhere = f"; the largest difference is {fmt(gaps[largest])}, at {entry_words(largest)}" if far_larger else ""
     return (
         f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
         "compare your steps with the lesson's."
     )
+
+
+def first_index(mask: torch.Tensor) -> tuple[int, ...]:
+    """The index of the first True in a boolean tensor that has one."""
+    return tuple(int(i) for i in mask.nonzero()[0])
 
 
 def entry_words(index: tuple) -> str:
@@ -597,7 +573,7 @@ def entry_words(index: tuple) -> str:
 def fmt(value) -> str:
     """A number as a message should print it: 0.25, 1.5, 2.08, 3, 5e-05 (never a rounded 0.00 for a tiny one)."""
     value = float(value)
-    if math.isnan(value) or math.isinf(value):
+    if not math.isfinite(value):
         return str(value)
     if value == 0:
         return "0"
@@ -633,10 +609,8 @@ def same_inputs(given: tuple, original: tuple) -> bool:
     """Whether the learner's function left its inputs as they were handed over."""
     for a, b in zip(given, original, strict=True):
         if isinstance(b, torch.Tensor):
-            if not (isinstance(a, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype):
-                return False
-            if not torch.equal(a.detach().cpu().nan_to_num(), b.detach().cpu().nan_to_num()):
-                return False
+            if a.dtype != b.dtype or not torch.equal(a.detach().cpu().nan_to_num(), b.detach().cpu().nan_to_num()):
+                return False  # torch.equal also tells a shape changed in place
         elif a != b:
             return False
     return True

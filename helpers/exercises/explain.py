@@ -3,31 +3,31 @@
 import torch
 
 from ..attention import future_mask
-from .core import NAN_CAUSES, fmt, fmt_apart
+from .core import NAN_CAUSES, as_float, first_index, fmt, fmt_apart
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
     """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight,
     a future weight that is not exactly 0, a row that does not sum to 1; None when none of these."""
-    got = got.detach().cpu().double()
+    got = as_float(got)
     if torch.isnan(got).any():
-        row = int(torch.isnan(got).any(-1).nonzero()[0])
+        row = first_index(torch.isnan(got))[0]
         return f"row {row} contains {NAN_CAUSES}"
     if torch.isinf(got).any():
-        row, col = first(torch.isinf(got))
+        row, col = first_index(torch.isinf(got))
         return (
             f"row {row} gives position {col} the weight {fmt(got[row, col])}, but a weight lies between 0 and 1: "
             "did you return the masked scores (or a log) instead of the weights a softmax makes of them, or "
             "divide by a sum of 0?"
         )
     if (got < 0).any():
-        row, col = first(got < 0)
+        row, col = first_index(got < 0)
         return (
             f"row {row} gives position {col} a negative weight ({fmt(got[row, col])}): a weight can never be negative."
         )
     future = future_mask(got.shape[-1])
     if (got[future] != 0).any():
-        row, col = first(future & (got != 0))
+        row, col = first_index(future & (got != 0))
         return (
             f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: "
             "everything above the diagonal must be exactly 0."
@@ -35,12 +35,6 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
     sums = got.sum(-1)
     off = (sums - 1).abs() > 1e-4
     if off.any():
-        row = int(off.nonzero()[0])
+        row = first_index(off)[0]
         return f"row {row} sums to {fmt_apart(sums[row], 1)[0]}: did you normalise by row, so that each row sums to 1?"
     return None
-
-
-def first(mask: torch.Tensor) -> tuple[int, int]:
-    """(row, column) of the first True in a 2-D boolean mask that has one."""
-    row, col = mask.nonzero()[0]
-    return int(row), int(col)
