@@ -132,8 +132,7 @@ ARRIVAL_CALLS = 10
 
 
 def measure_time(fn, head, x) -> list:
-    """[seconds per call (time_call), bytes that arrived from the operating system during a typical call (the lower
-    median of 10)]."""
+    """[seconds per call, bytes that arrived from the operating system during a typical call (the lower median)]."""
     return [time_call(fn, head, x), statistics.median_low(arrived_bytes(fn, head, x) for _ in range(ARRIVAL_CALLS))]
 
 
