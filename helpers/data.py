@@ -21,13 +21,11 @@ CORPUS_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565e
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CORPUS_PATH = DATA_DIR / "tinyshakespeare.txt"
 CORPUS_BYTES = 1_115_394  # plain ASCII: one byte per character; no check reads more than this
-HASH_CHUNK = 1 << 20  # the checksum reads the file a mebibyte at a time
 
 # The 65 distinct characters of the corpus, in sorted order (a test checks them against the file).
 CHARS = "\n !$&',-.3:;?ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 VOCAB_SIZE = len(CHARS)
 STOI = {ch: i for i, ch in enumerate(CHARS)}
-ITOS = dict(enumerate(CHARS))
 QUOTE_AROUND = 20  # encode()'s message quotes at most this many characters either side of a bad one
 
 
@@ -97,18 +95,10 @@ def is_verified(path: Path) -> bool:
         if os.fstat(f.fileno()).st_size != CORPUS_BYTES:
             return False
         digest, left = hashlib.sha256(), CORPUS_BYTES
-        while left and (chunk := f.read(min(HASH_CHUNK, left))):
+        while left and (chunk := f.read(min(1 << 20, left))):  # a mebibyte at a time
             digest.update(chunk)
             left -= len(chunk)
     return digest.hexdigest() == CORPUS_SHA256
-
-
-def file_in_the_way(folder: Path) -> Path | None:
-    """The file standing where `folder` (or a folder above it) should be, or None."""
-    for place in (folder, *folder.parents):
-        if place.exists():
-            return None if place.is_dir() else place
-    return None
 
 
 def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: float = 30) -> Path:
@@ -121,10 +111,10 @@ def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: floa
     folder should be, and folders that cannot be read or written give a CorpusError naming the problem.
     """
     path = Path(path)
-    blocking = file_in_the_way(path.parent)
-    if blocking is not None:
+    nearest = next((place for place in (path.parent, *path.parent.parents) if place.exists()), None)
+    if nearest is not None and not nearest.is_dir():  # a file where the corpus's folder, or one above it, should be
         raise CorpusError(
-            f"{blocking} is a file, but the corpus goes in a folder of that name: rename or move that file, "
+            f"{nearest} is a file, but the corpus goes in a folder of that name: rename or move that file, "
             "then run this cell again."
         )
     try:
@@ -292,7 +282,7 @@ def decode(indices) -> str:
             raise TypeError(f"decode() got {i!r} among the indices: {DECODE_HINT}.")
         if not 0 <= i < VOCAB_SIZE:
             raise ValueError(f"decode() got {i!r}, which is not an index from 0 to {VOCAB_SIZE - 1}.")
-    return "".join(ITOS[int(i)] for i in indices)
+    return "".join(CHARS[int(i)] for i in indices)
 
 
 def train_val_split(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[torch.Tensor, torch.Tensor]:

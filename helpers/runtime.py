@@ -3,6 +3,7 @@
 import os
 import random
 
+import numpy as np
 import torch
 
 DEVICE_ENV = "COURSE_DEVICE"
@@ -77,17 +78,12 @@ def _available(name: str) -> bool:
     if name == "cuda":
         return torch.cuda.is_available()
     if name == "mps":
-        return getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+        return torch.backends.mps.is_available()
     return True
 
 
 def seed_everything(seed: int = 1337) -> None:
-    """Seed Python's, NumPy's (if present) and PyTorch's random generators."""
+    """Seed Python's, NumPy's and PyTorch's random generators."""
     random.seed(seed)
+    np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds every CUDA device
-    try:
-        import numpy as np
-    except ImportError:
-        pass
-    else:
-        np.random.seed(seed)

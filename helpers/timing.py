@@ -4,18 +4,18 @@ A GPU runs work asynchronously: a call returns as soon as its kernels are queued
 they finish. Reading the clock then would time the queueing, not the work, so every timing here
 reads PyTorch's benchmark clock (`torch.utils.benchmark.timer`), which first waits for a GPU to finish.
 
-`peak_bytes(fn, lengths, batch, width, device)` measures how much memory `fn(head, x)` adds at its peak,
-with a fresh `Head(width, width)` and random inputs x of shape (batch, T, width), once per T. On CUDA,
-PyTorch counts its own allocations. On a CPU it keeps no such count, so the call runs in a fresh Python
-process (the notebook's own `fn`, sent as source code) and we read how far that process's resident memory
-rose above what it held just before the call: Linux's high-water mark (VmHWM in /proc/self/status), reset
-before each call. Large blocks go back to the system as soon as they are freed (glibc's
-MALLOC_MMAP_THRESHOLD_), so one call's leftovers do not hide the next call's needs. `resource.getrusage`
-would not do: a process started from a notebook inherits the kernel's own peak in its `ru_maxrss`.
+`peak_bytes` measures how much memory `fn(head, x)` adds at its peak, with a fresh `Head(width, width)` and
+random inputs x of shape (batch, T, width), once per T. On CUDA, PyTorch counts its own allocations. On a CPU it
+keeps no such count, so the call runs in a fresh Python process (the notebook's own `fn`, sent as source code)
+and we read how far that process's resident memory rose above what it held just before the call: Linux's
+high-water mark (VmHWM in /proc/self/status), reset before each call. Large blocks go back to the system as soon
+as they are freed (glibc's MALLOC_MMAP_THRESHOLD_), so one call's leftovers do not hide the next call's needs.
+`resource.getrusage` would not do: a process started from a notebook inherits the kernel's own peak in its
+`ru_maxrss`.
 
-`time_under_malloc_rules(fn, rules, lengths, batch, width)` times `fn(head, x)` the same way, once per rule, each
-in a fresh process whose glibc malloc is set by that rule's environment variables, and counts the memory that
-arrives from the operating system during a call (minor page faults, from `resource.getrusage`).
+`time_under_malloc_rules` times `fn(head, x)` the same way, once per rule, each in a fresh process whose glibc
+malloc is set by that rule's environment variables, and counts the memory that arrives from the operating system
+during a call (minor page faults, from `resource.getrusage`).
 """
 
 import inspect
@@ -55,7 +55,6 @@ def time_call(fn, *args, repeats: int = 3, warmup: int = 1, **kwargs) -> float:
 
 STATUS = Path("/proc/self/status")
 CLEAR_REFS = Path("/proc/self/clear_refs")
-MMAP_THRESHOLD = "65536"  # bytes: any block this large or larger is mapped on its own and unmapped when freed
 
 
 def status_bytes(key: str) -> int:
@@ -133,8 +132,7 @@ ARRIVAL_CALLS = 10
 
 
 def measure_time(fn, head, x) -> list:
-    """[seconds per call (time_call), bytes that arrived from the operating system during a typical call (the lower
-    median of 10)]."""
+    """[seconds per call, bytes that arrived from the operating system during a typical call (the lower median)]."""
     return [time_call(fn, head, x), statistics.median_low(arrived_bytes(fn, head, x) for _ in range(ARRIVAL_CALLS))]
 
 
@@ -187,16 +185,6 @@ def finish(name: str, run: subprocess.Popen) -> list:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def cpu_peak_bytes(fns: dict, lengths, batch: int, width: int) -> dict:
-    """For each named function, the bytes it adds to a fresh Python process's resident memory at its peak (Linux).
-
-    One process per function, all started at once: each measures only itself.
-    """
-    malloc = {"MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD}
-    runs = {name: start_fresh_process(fn, "peak", lengths, batch, width, malloc) for name, fn in fns.items()}
-    return {name: finish(name, run) for name, run in runs.items()}
-
-
 def has_glibc() -> bool:
     """Whether this is Linux with glibc, whose malloc the MALLOC_* environment variables set."""
     return sys.platform == "linux" and platform.libc_ver()[0] == "glibc"
@@ -230,7 +218,10 @@ def peak_bytes(fns: dict, lengths, batch: int, width: int, device):
         return {name: cuda_peak_bytes(fn, lengths, batch, width, device) for name, fn in fns.items()}
     if not cpu_measurable():
         return None
-    return cpu_peak_bytes(fns, lengths, batch, width)
+    malloc = {"MALLOC_MMAP_THRESHOLD_": "65536"}  # bytes: a block this large or larger is unmapped when freed
+    # one process per function, all started at once: each measures only itself
+    runs = {name: start_fresh_process(fn, "peak", lengths, batch, width, malloc) for name, fn in fns.items()}
+    return {name: finish(name, run) for name, run in runs.items()}
 
 
 if __name__ == "__main__":

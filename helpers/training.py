@@ -113,11 +113,10 @@ def train(
     # the same numbers (tests/test_training.py), sooner on a CPU. On a GPU PyTorch already does it this way.
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, **({"fused": True} if fused else {"foreach": True}))
     schedule = None if lr_min is None else torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps, lr_min)
-    splits = {"train": train_data, "val": val_data}
     history = []
     for step in range(steps + 1):
         if eval_interval is not None and (step % eval_interval == 0 or step == steps):
-            losses = estimate_loss(model, splits, batch_size, eval_iters, generator)
+            losses = estimate_loss(model, {"train": train_data, "val": val_data}, batch_size, eval_iters, generator)
             history.append({"step": step, **losses})
             if verbose:
                 print(f"step {step:5d}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
