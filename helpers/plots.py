@@ -507,7 +507,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     else:
         fig.set_size_inches(figsize)
         fig.set_layout_engine("constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).flat
+    axes = fig.subplots(nrows, ncols, squeeze=False).flatten()
     row_labels = [labels if panel.labels is None else panel.labels for panel in panels]
     for k, (ax, m, panel) in enumerate(zip(axes, matrices, panels, strict=False)):
         row_end = k % ncols == ncols - 1 or k == n - 1
@@ -518,7 +518,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
         if same_rows:  # the left neighbour already names these rows
             ax.tick_params(labelleft=False)
             ax.set_ylabel("")
-    for ax in list(axes)[n:]:
+    for ax in axes[n:]:  # the empty places of a last row that is not full
         ax.remove()
     name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
     numbers = cell_numbers(fig)
