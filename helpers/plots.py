@@ -286,8 +286,7 @@ def fit_cell_text(ax) -> None:
     width, height = ax.figure.get_size_inches()
     cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
     size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points))
-    for text in ax.texts:
-        text.set_fontsize(size)
+    plt.setp(ax.texts, fontsize=size)
 
 
 def fit_numbers_to_cells(fig) -> None:
@@ -361,11 +360,9 @@ def two_lines(text: str) -> str:
     """`text` broken once: after its colon, "query:\nposition looking"; before its bracket, "wei — masked
     scores\n(future = −∞)"; else at the middlemost space."""
     if ": " in text:
-        head, _, rest = text.partition(": ")
-        return f"{head}:\n{rest}"
+        return text.replace(": ", ":\n", 1)
     if " (" in text:
-        head, _, rest = text.partition(" (")
-        return f"{head}\n({rest}"
+        return text.replace(" (", "\n(", 1)
     spaces = [i for i, c in enumerate(text) if c == " "]
     if not spaces:
         return text
@@ -502,11 +499,9 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     side = min(size or max(panel_size(*m.shape) for m in matrices), room)  # a row never outgrows the slide
     panel_inches = side + GAP_INCHES + BAR_INCHES / 2
     figsize = (ROW_NAMES_INCHES + BAR_INCHES + panel_inches * ncols, (side + ROW_OVERHEAD_INCHES) * nrows)
-    if fig is None:
-        fig = plt.figure(figsize=figsize, layout="constrained")
-    else:
-        fig.set_size_inches(figsize)
-        fig.set_layout_engine("constrained")
+    fig = plt.figure() if fig is None else fig
+    fig.set_size_inches(figsize)
+    fig.set_layout_engine("constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).flatten()
     row_labels = [labels if panel.labels is None else panel.labels for panel in panels]
     for k, (ax, m, panel) in enumerate(zip(axes, matrices, panels, strict=False)):
@@ -522,20 +517,17 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
         ax.remove()
     name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
     numbers = cell_numbers(fig)
-    for text in numbers:  # set aside while the panels are laid out: measuring each number is the slow part
-        text.set_visible(False)
+    plt.setp(numbers, visible=False)  # set aside while the panels are laid out: measuring each number is the slow part
     # Constrained layout settles only on its second pass: measured after the first, panels can be 8% taller than
     # drawn, and a row name that fits them runs past the drawn ones. So run the layout once first: the layout alone,
     # without drawing every artist (the same figure, byte for byte, in less time).
     fig.get_layout_engine().execute(fig)
     fit_numbers_to_cells(fig)
-    for text in numbers:
-        text.set_visible(True)
+    plt.setp(numbers, visible=True)
     if not numbers_inside_cells(fig):  # some reach out of their panels, so the layout must make room for them
         fit_numbers_to_cells(fig)
         numbers = []
-    for text in numbers:  # inside their panels they change nothing in the layout: aside while the panels move
-        text.set_visible(False)
+    plt.setp(numbers, visible=False)  # inside their panels they change nothing in the layout: aside while panels move
     boxes = text_boxes(fig)
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again
@@ -550,8 +542,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
             break
         fit_numbers_to_cells(fig)
         boxes = text_boxes(fig)
-    for text in numbers:
-        text.set_visible(True)
+    plt.setp(numbers, visible=True)
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
     fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
     return fig
@@ -761,12 +752,10 @@ def register_alt_text(shell=None) -> bool:
     formatters never replace. Outside IPython (a script, pytest) it does nothing and returns False.
     """
     if shell is None:
-        try:
-            from IPython import get_ipython
-        except ImportError:
-            return False
+        from IPython import get_ipython
+
         shell = get_ipython()
-    if shell is None or not hasattr(shell, "display_formatter"):
+    if shell is None:
         return False
     shell.display_formatter.mimebundle_formatter.for_type(Figure, figure_alt_metadata)
     return True
