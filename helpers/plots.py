@@ -55,12 +55,11 @@ COURSE_STYLE = {
     "legend.title_fontsize": TEXT_PT,
     "figure.titlesize": TITLE_PT + 1,
 }
-_SHOWN_AS = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
 
 def char_label(ch: str) -> str:
     """A printable tick label for one character (space and newline made visible)."""
-    return _SHOWN_AS.get(ch, ch)
+    return {" ": "␣", "\n": "↵", "\t": "⇥"}.get(ch, ch)
 
 
 def stage_info(stage: str) -> tuple[str, bool]:
