@@ -6,6 +6,8 @@ import inspect
 import re
 import textwrap
 
+from .words import counted
+
 
 def function_body(fn) -> list[str]:
     """The lines of a function's body, dedented, without its `def` line(s) and docstring."""
@@ -14,7 +16,7 @@ def function_body(fn) -> list[str]:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise TypeError(f"{fn!r} is not a function defined with def.")
     body = node.body
-    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # leave the docstring out: it describes the code, it is not the code
     lines = source.splitlines()
     return textwrap.dedent("\n".join(lines[body[0].lineno - 1 :])).splitlines()
@@ -22,12 +24,9 @@ def function_body(fn) -> list[str]:
 
 def changed_lines(old_fn, new_fn) -> tuple[list[str], list[str]]:
     """The body lines only `old_fn` has, and those only `new_fn` has (stripped)."""
-    removed, added = [], []
-    for line in difflib.ndiff(function_body(old_fn), function_body(new_fn)):
-        if line.startswith("- "):
-            removed.append(line[2:].strip())
-        elif line.startswith("+ "):
-            added.append(line[2:].strip())
+    diff = list(difflib.ndiff(function_body(old_fn), function_body(new_fn)))
+    removed = [line[2:].strip() for line in diff if line.startswith("- ")]
+    added = [line[2:].strip() for line in diff if line.startswith("+ ")]
     return removed, added
 
 
@@ -60,17 +59,11 @@ class DiffDisplay:
         return f"{fence}diff\n{self.diff}\n{fence}\n\n{self.summary}"
 
 
-def count_lines(n: int) -> str:
-    """'1 line', '0 lines', '3 lines'."""
-    return f"{n} line" if n == 1 else f"{n} lines"
-
-
 def diff_display(old_fn, new_fn) -> DiffDisplay:
     """The difference between two functions, ready to be displayed coloured or printed, and how many lines changed."""
     removed, added = changed_lines(old_fn, new_fn)
-    return DiffDisplay(
-        source_diff(old_fn, new_fn), f"{count_lines(len(removed))} removed, {count_lines(len(added))} added."
-    )
+    summary = f"{counted(len(removed), 'line')} removed, {counted(len(added), 'line')} added."
+    return DiffDisplay(source_diff(old_fn, new_fn), summary)
 
 
 def journey(steps) -> list[tuple[str, str, str]]:
@@ -109,8 +102,9 @@ def journey(steps) -> list[tuple[str, str, str]]:
 def journey_display(steps) -> DiffDisplay:
     """`journey(steps)` as a diff block, headed by the first and the last function's signature."""
     (first_label, first_fn), (last_label, last_fn) = steps[0], steps[-1]
-    width = max(len(label) for _, label, _ in journey(steps))
-    lines = [f"{mark} {label:<{width}}  {line}" for mark, label, line in journey(steps)]
+    marks = journey(steps)
+    width = max(len(label) for _, label, _ in marks)
+    lines = [f"{mark} {label:<{width}}  {line}" for mark, label, line in marks]
     header = [
         f"--- {first_label} {first_fn.__qualname__}{inspect.signature(first_fn)}",
         f"+++ {last_label} {last_fn.__qualname__}{inspect.signature(last_fn)}",
@@ -131,11 +125,7 @@ def show(shown: DiffDisplay) -> None:
 
 
 def show_diff(old_fn, new_fn) -> None:
-    """Show the literal difference between two functions, and how many lines changed.
-
-    Under IPython it is displayed as a coloured Markdown diff block that also carries the plain text;
-    elsewhere it is printed.
-    """
+    """Show the literal difference between two functions, and how many lines changed (coloured under IPython)."""
     show(diff_display(old_fn, new_fn))
 
 

@@ -55,12 +55,11 @@ COURSE_STYLE = {
     "legend.title_fontsize": TEXT_PT,
     "figure.titlesize": TITLE_PT + 1,
 }
-_SHOWN_AS = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
 
 def char_label(ch: str) -> str:
     """A printable tick label for one character (space and newline made visible)."""
-    return _SHOWN_AS.get(ch, ch)
+    return {" ": "␣", "\n": "↵", "\t": "⇥"}.get(ch, ch)
 
 
 def stage_info(stage: str) -> tuple[str, bool]:
@@ -145,41 +144,26 @@ def colour_scale(is_weights: bool, bound: float):
 
 def masked_runs(masked: torch.Tensor) -> list[tuple[int, int, int]]:
     """(row, first column, one past the last column) of each horizontal run of masked cells."""
-    runs = []
-    padded = torch.nn.functional.pad(masked.to(torch.int8), (1, 1))
-    edges = padded.diff(dim=1)  # +1 where a run starts, −1 one past where it ends
-    for i, (starts, stops) in enumerate(zip((edges == 1).tolist(), (edges == -1).tolist(), strict=True)):
-        begin = [j for j, s in enumerate(starts) if s]
-        end = [j for j, s in enumerate(stops) if s]
-        runs.extend((i, a, b) for a, b in zip(begin, end, strict=True))
-    return runs
+    edges = torch.nn.functional.pad(masked.to(torch.int8), (1, 1)).diff(dim=1)  # +1 at a start, −1 one past its end
+    starts, stops = (edges == 1).nonzero().tolist(), (edges == -1).nonzero().tolist()  # both in reading order
+    return [(i, a, b) for (i, a), (_, b) in zip(starts, stops, strict=True)]
 
 
 def hatch_masked(ax, masked: torch.Tensor):
     """Hatch every masked cell with ONE patch (one rectangle per run of cells), so size costs nothing."""
     runs = masked_runs(masked)
-    if not runs:
-        return None
-    r = np.array(runs, dtype=float)
-    i, a, b = r[:, 0], r[:, 1] - 0.5, r[:, 2] - 0.5
-    corners = np.stack([np.stack(xy, axis=1) for xy in [(a, i - 0.5), (b, i - 0.5), (b, i + 0.5), (a, i + 0.5),
-                                                        (a, i - 0.5)]], axis=1)
-    codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], len(runs))
-    patch = PathPatch(Path(corners.reshape(-1, 2), codes), fill=False, hatch="///", edgecolor=HATCH_GREY, linewidth=0)
-    return ax.add_patch(patch)
+    if runs:
+        top, left, right = np.array(runs, dtype=float).T - 0.5  # cell (i, j) spans i ± 0.5 down, j ± 0.5 across
+        bottom = top + 1
+        corners = np.stack([left, top, right, top, right, bottom, left, bottom, left, top], axis=1).reshape(-1, 2)
+        codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], len(runs))
+        ax.add_patch(PathPatch(Path(corners, codes), fill=False, hatch="///", edgecolor=HATCH_GREY, linewidth=0))
 
 
 def figure_size(T: int, S: int) -> tuple[float, float]:
     """Inches for one heatmap: legible cells when small, capped at MAX_FIGURE_INCHES when large."""
     cell = CELL_INCHES if max(T, S) <= ANNOTATE_UP_TO else min(CELL_INCHES, 6.5 / max(T, S))
     return min(cell * S + 2.6, MAX_FIGURE_INCHES), min(cell * T + 1.8, MAX_FIGURE_INCHES)
-
-
-def cell_points(ax, T: int, S: int) -> float:
-    """The side of one (square) cell on the page, in points, from the axes' size."""
-    box = ax.get_position()
-    width, height = ax.figure.get_size_inches()
-    return 72 * min(box.width * width / S, box.height * height / T)
 
 
 def set_position_ticks(ax, rows: list[str], cols: list[str]) -> None:
@@ -297,9 +281,11 @@ def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
 def fit_cell_text(ax) -> None:
     """Size the numbers written in the cells to the cells as drawn now (four characters fit one)."""
     T, S = ax.images[0].get_array().shape
-    size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points(ax, T, S)))
-    for text in ax.texts:
-        text.set_fontsize(size)
+    box = ax.get_position()
+    width, height = ax.figure.get_size_inches()
+    cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
+    size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points))
+    plt.setp(ax.texts, fontsize=size)
 
 
 def fit_numbers_to_cells(fig) -> None:
@@ -332,18 +318,15 @@ def _annotate(ax, m, masked, is_weights, whole=False):
     """Write each cell's value (−∞ for masked scores) in black or white, whichever reads better on the cell."""
     T, S = m.shape
     image = ax.images[0]
+    white_box = {"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"}
     for i in range(T):
         for j in range(S):
             v = float(m[i, j])
-            if masked[i, j]:
-                text, colour = ("−∞" if v == -math.inf else ""), "black"
-            else:
-                text = cell_value_text(v, is_weights, whole)
+            if not masked[i, j]:
                 colour = text_colour_on(image.cmap(image.norm(v)))
-            if text:
-                # masked cells: a white box keeps "−∞" readable on top of the grey hatching
-                box = {"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"} if masked[i, j] else None
-                ax.text(j, i, text, ha="center", va="center", color=colour, bbox=box)
+                ax.text(j, i, cell_value_text(v, is_weights, whole), ha="center", va="center", color=colour)
+            elif v == -math.inf:  # a white box keeps "−∞" readable on top of the grey hatching
+                ax.text(j, i, "−∞", ha="center", va="center", color="black", bbox=white_box)
     fit_cell_text(ax)
 
 
@@ -361,11 +344,6 @@ def panel_size(T: int, S: int) -> float:
     return min(cell * max(n, 3), 4.8)  # never narrower than three cells: a title and an axis name need the room
 
 
-def bar_groups(scales: list) -> list[bool]:
-    """For panels in reading order, whether each one ends a run of panels that share its colour scale."""
-    return [i == len(scales) - 1 or scales[i + 1] != scale for i, scale in enumerate(scales)]
-
-
 class Panel(NamedTuple):
     """One panel of show_wei_stages: a matrix, its stage (one of STAGES), and optionally a title, and labels of its
     own (two different words side by side); without them the panel is titled by its stage and takes the figure's
@@ -381,11 +359,9 @@ def two_lines(text: str) -> str:
     """`text` broken once: after its colon, "query:\nposition looking"; before its bracket, "wei — masked
     scores\n(future = −∞)"; else at the middlemost space."""
     if ": " in text:
-        head, _, rest = text.partition(": ")
-        return f"{head}:\n{rest}"
+        return text.replace(": ", ":\n", 1)
     if " (" in text:
-        head, _, rest = text.partition(" (")
-        return f"{head}\n({rest}"
+        return text.replace(" (", "\n(", 1)
     spaces = [i for i, c in enumerate(text) if c == " "]
     if not spaces:
         return text
@@ -393,19 +369,15 @@ def two_lines(text: str) -> str:
     return f"{text[:cut]}\n{text[cut + 1:]}"
 
 
-def label_texts(ax, ticks: bool = True) -> list:
-    """An axes' visible title and axis names, and with `ticks` its tick labels (a colour bar's numbers too)."""
-    texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *(ax.get_xticklabels() + ax.get_yticklabels() if ticks else [])]
-    return [t for t in texts if t.get_visible() and t.get_text().strip()]
-
-
 def text_boxes(fig) -> dict:
     """Each visible title, axis name and tick label of the figure as laid out now → (its axes, whether it is a tick
     label, its box in pixels). Measured once per layout: measuring a text is the slow part of finding clashes."""
     boxes = {}
     for ax in fig.axes:
-        names = label_texts(ax, ticks=False)
-        boxes.update({t: (ax, t not in names, t.get_window_extent()) for t in label_texts(ax)})
+        names = [ax.title, ax.xaxis.label, ax.yaxis.label]
+        for text in names + ax.get_xticklabels() + ax.get_yticklabels():  # a colour bar's numbers too
+            if text.get_visible() and text.get_text().strip():
+                boxes[text] = (ax, text not in names, text.get_window_extent())
     return boxes
 
 
@@ -450,11 +422,8 @@ def grid_row(ax) -> int:
 def name_shared_axis_once(fig) -> None:
     """Where the panels in one row name an axis (rows or columns) alike, write the name once, on the row's first
     panel: the same words under every panel say nothing new and crowd the figure. Best before the first layout."""
-    heatmaps = heatmap_axes(fig)
-    for first in heatmaps:
-        row = [ax for ax in heatmaps if grid_row(ax) == grid_row(first)]
-        if first is not row[0]:
-            continue
+    for _, same_row in itertools.groupby(heatmap_axes(fig), key=grid_row):  # the panels come row by row
+        row = list(same_row)
         for axis in ("xaxis", "yaxis"):
             labels = [getattr(ax, axis).label for ax in row]
             if len({label.get_text() for label in labels if label.get_text()}) == 1:
@@ -529,41 +498,35 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     side = min(size or max(panel_size(*m.shape) for m in matrices), room)  # a row never outgrows the slide
     panel_inches = side + GAP_INCHES + BAR_INCHES / 2
     figsize = (ROW_NAMES_INCHES + BAR_INCHES + panel_inches * ncols, (side + ROW_OVERHEAD_INCHES) * nrows)
-    if fig is None:
-        fig = plt.figure(figsize=figsize, layout="constrained")
-    else:
-        fig.set_size_inches(figsize)
-        fig.set_layout_engine("constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).flat
+    fig = plt.figure() if fig is None else fig
+    fig.set_size_inches(figsize)
+    fig.set_layout_engine("constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).flatten()
     row_labels = [labels if panel.labels is None else panel.labels for panel in panels]
-    scales = [(weights, bound) if not weights else weights for weights in is_weights]
-    ends_group = bar_groups(scales)
     for k, (ax, m, panel) in enumerate(zip(axes, matrices, panels, strict=False)):
         row_end = k % ncols == ncols - 1 or k == n - 1
+        scale_ends = row_end or is_weights[k + 1] != is_weights[k]  # all scores share one scale, all weights 0–1
         show_wei(m, row_labels[k], stage=panel.stage, ax=ax, causal=causal, title=panel.title, bound=bound,
-                 axis_names=axis_names, colour_bar=ends_group[k] or row_end)
+                 axis_names=axis_names, colour_bar=scale_ends)
         same_rows = k % ncols and row_labels[k] == row_labels[k - 1] and m.shape[0] == matrices[k - 1].shape[0]
         if same_rows:  # the left neighbour already names these rows
             ax.tick_params(labelleft=False)
             ax.set_ylabel("")
-    for ax in list(axes)[n:]:
+    for ax in axes[n:]:  # the empty places of a last row that is not full
         ax.remove()
     name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
     numbers = cell_numbers(fig)
-    for text in numbers:  # set aside while the panels are laid out: measuring each number is the slow part
-        text.set_visible(False)
+    plt.setp(numbers, visible=False)  # set aside while the panels are laid out: measuring each number is the slow part
     # Constrained layout settles only on its second pass: measured after the first, panels can be 8% taller than
     # drawn, and a row name that fits them runs past the drawn ones. So run the layout once first: the layout alone,
     # without drawing every artist (the same figure, byte for byte, in less time).
     fig.get_layout_engine().execute(fig)
     fit_numbers_to_cells(fig)
-    for text in numbers:
-        text.set_visible(True)
+    plt.setp(numbers, visible=True)
     if not numbers_inside_cells(fig):  # some reach out of their panels, so the layout must make room for them
         fit_numbers_to_cells(fig)
         numbers = []
-    for text in numbers:  # inside their panels they change nothing in the layout: aside while the panels move
-        text.set_visible(False)
+    plt.setp(numbers, visible=False)  # inside their panels they change nothing in the layout: aside while panels move
     boxes = text_boxes(fig)
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again
@@ -578,8 +541,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
             break
         fit_numbers_to_cells(fig)
         boxes = text_boxes(fig)
-    for text in numbers:
-        text.set_visible(True)
+    plt.setp(numbers, visible=True)
     described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
     fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
     return fig
@@ -789,12 +751,10 @@ def register_alt_text(shell=None) -> bool:
     formatters never replace. Outside IPython (a script, pytest) it does nothing and returns False.
     """
     if shell is None:
-        try:
-            from IPython import get_ipython
-        except ImportError:
-            return False
+        from IPython import get_ipython
+
         shell = get_ipython()
-    if shell is None or not hasattr(shell, "display_formatter"):
+    if shell is None:
         return False
     shell.display_formatter.mimebundle_formatter.for_type(Figure, figure_alt_metadata)
     return True

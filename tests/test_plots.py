@@ -351,6 +351,8 @@ def test_three_stage_panels_share_one_row_and_more_wrap():
     assert len(heatmap_axes(three)) == 3 and len(rows) == 1 and three.get_size_inches()[0] <= 14.5
     five = show_wei_stages([(torch.eye(8), "softmax", f"panel {k}") for k in range(5)], labels="First Ci", size=4.4)
     assert len({round(ax.get_position().y0, 2) for ax in heatmap_axes(five)}) == 2  # wrapped onto a second row
+    # the sixth place of the grid is removed, not left as an empty frame with ticks: 5 heatmaps and 2 colour bars
+    assert len(five.axes) == 7 and all(ax.images or hasattr(ax, "_colorbar") for ax in five.axes)
 
 
 def test_visibility_marks_are_written_as_whole_numbers():
