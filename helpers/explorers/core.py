@@ -141,6 +141,12 @@ def check_position(value, length: int, what: str = "now", more: str = "score") -
     return None
 
 
+def seeded_randn(seed: int, *shapes: tuple) -> tuple[torch.Tensor, ...]:
+    """Standard-normal tensors of the given shapes, drawn in order from one generator seeded with `seed`."""
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(shape, generator=generator) for shape in shapes)
+
+
 def link_range(text_control, slider, count_fn) -> None:
     """Keep `slider.max` at the last position of what `text_control` holds, now and whenever it changes.
 

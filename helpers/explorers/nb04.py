@@ -7,22 +7,15 @@ from ..data import VOCAB_SIZE
 from ..examples import similarity_weights
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import explorer, fmt_row, new_figure, parse_word, report, show
+from .core import explorer, fmt_row, new_figure, parse_word, report, seeded_randn, show
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
 
 
-def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
-    """A fixed random token table (VOCAB_SIZE, N_EMBD) and position table (BLOCK_SIZE, N_EMBD).
-
-    Drawn with std 0.5, so the scores x_t · x_s stay small and no softmax row collapses onto one position.
-    """
-    g = torch.Generator().manual_seed(seed)
-    return 0.5 * torch.randn(VOCAB_SIZE, N_EMBD, generator=g), 0.5 * torch.randn(BLOCK_SIZE, N_EMBD, generator=g)
-
-
-TOKEN_TABLE, POSITION_TABLE = explorer_tables()
+# A fixed random token table and position table, drawn with std 0.5 so that the scores x_t · x_s stay small and no
+# softmax row collapses onto one position.
+TOKEN_TABLE, POSITION_TABLE = (0.5 * table for table in seeded_randn(4, (VOCAB_SIZE, N_EMBD), (BLOCK_SIZE, N_EMBD)))
 
 
 def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
@@ -88,11 +81,8 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 
 def _cases() -> tuple:
     """(tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions."""
-    g = torch.Generator().manual_seed(4)
-    return (
-        (torch.randn(2, 4, 3, generator=g), torch.randn(8, 3, generator=g)),
-        (torch.randn(3, 6, 5, generator=g), torch.randn(10, 5, generator=g)),
-    )
+    tok_emb, pos_table, tok_emb_2, pos_table_2 = seeded_randn(4, (2, 4, 3), (8, 3), (3, 6, 5), (10, 5))
+    return (tok_emb, pos_table), (tok_emb_2, pos_table_2)
 
 
 def _add_positions(tok_emb: torch.Tensor, pos_table: torch.Tensor) -> torch.Tensor:

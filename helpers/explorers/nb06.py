@@ -14,7 +14,7 @@ from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
 from ..words import counted
-from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
+from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8
@@ -144,9 +144,7 @@ def _attend(x, w_q, w_k, w_v):
 
 def _case(seed: int, shape: tuple, head_size: int) -> tuple:
     """Seeded x of `shape` (…, T, C) and three (head_size, C) weights."""
-    g = torch.Generator().manual_seed(seed)
-    C = shape[-1]
-    return (torch.randn(shape, generator=g), *(torch.randn(head_size, C, generator=g) for _ in range(3)))
+    return seeded_randn(seed, shape, *[(head_size, shape[-1])] * 3)
 
 
 HOU = (
