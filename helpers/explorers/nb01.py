@@ -139,9 +139,8 @@ def _draw(words, averages, same) -> None:
                 over_value = offset_copy(ax.transData, fig=fig, y=above, units="points")
                 ax.text(t, value, "=", ha="center", va="bottom", fontsize=16, fontweight="bold", transform=over_value)
         ax.set_xticks(range(T), labels)
-        ax.set_ylim(0, top)
-        ax.set_title(f"{('first', 'second')[channel]} number of the running average")
-        ax.set_xlabel("position t and its character")
+        ax.set(ylim=(0, top), title=f"{('first', 'second')[channel]} number of the running average",
+               xlabel="position t and its character")
     axes[0].set_ylabel("value of the average")
     handles, names = axes[0].get_legend_handles_labels()
     if any_same:

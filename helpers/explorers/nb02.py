@@ -84,8 +84,7 @@ def _draw(scores: torch.Tensor, weights) -> None:
         show_wei(weights[None, :], labels=["row"], key_labels=positions, stage="weights", ax=axes[1, 0],
                  title="÷ their sum (orange: outside 0–1)")
     for ax in axes[:, 0]:
-        ax.set_xlabel("position looked at")
-        ax.set_ylabel("")
+        ax.set(xlabel="position looked at", ylabel="")
     fig.tight_layout()
     typed = ", ".join(f"{v:g}" for v in scores.tolist())
     show(fig, f"The scores {typed} as a one-row heatmap" + (" above the same row divided by its sum, on the 0–1 "

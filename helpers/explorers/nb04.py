@@ -29,15 +29,6 @@ def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.T
     return blends
 
 
-def draw_last_row(ax, word: str, wei: torch.Tensor, title: str) -> None:
-    """The last position's weights over the word, as a one-row heatmap with every weight written in its cell."""
-    last = len(word) - 1
-    show_wei(wei[-1:], labels=[f"{last} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax, causal=False,
-             title=title, colour_bar=False)
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-
-
 @explorer(refuses=[
     ({"first": ""}, "first word is empty"),
     ({"second": "go#s"}, "'#'"),
@@ -51,12 +42,11 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
     Returns {'without': (first's row, second's row), 'with': (…), 'wei': {'without': (first's wei, second's wei),
     'with': (…)}} as CPU tensors, or None after printing one sentence about unusable input.
     """
-    words, blends = [], []
-    for label, word in (("first word", first), ("second word", second)):
+    words, blends = (first, second), []
+    for label, word in zip(("first word", "second word"), words, strict=True):
         indices, problem = parse_word(word, BLOCK_SIZE, what=label, example="dogs")
         if problem:
             return report(problem)
-        words.append(word)
         blends.append(blend_both_ways(indices))
     shown, verdicts = {"wei": {}}, []
     fig, axes = new_figure((max(6.4, 1.0 * max(map(len, words)) + 3.0), 2.9), 2, 2)
@@ -69,7 +59,10 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
         print(f"{title}: the last position's output is {'the same' if same else 'different'}")
         for ax, word, output, wei in zip(row, words, outputs, weights, strict=True):
             print(f"    {word!r:>10} → {fmt_row(output)}")
-            draw_last_row(ax, word, wei, f"{word!r}: {short}")
+            # the last position's weights over the word, as a one-row heatmap with every weight in its cell
+            show_wei(wei[-1:], labels=[f"{len(word) - 1} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax,
+                     causal=False, title=f"{word!r}: {short}", colour_bar=False)
+            ax.set(xlabel="", ylabel="")
     fig.tight_layout()
     show(fig, f"The last position's output for {first!r} and {second!r} is {' and '.join(verdicts)}. "
               + " ".join(ax.get_label() for ax in axes.flat))

@@ -50,22 +50,14 @@ def explore_word_scores(word: str = "thou"):
     if problem:
         return report(problem)
     raw, masked, wei = word_scores(indices)
-    last = word[-1]
-    scores = f"the last position ({last!r}) scores itself and its past:"
+    scores = f"the last position ({word[-1]!r}) scores itself and its past:"
     print(f"{scores} {fmt_row(raw[-1])}")
     print(f"{'and shares out its weights:':>{len(scores)}} {fmt_row(wei[-1])}")
-    draw_stages(word, raw, masked, wei)
-    return {"raw": raw, "masked": masked, "wei": wei}
-
-
-def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.Tensor) -> None:
-    """The three stages side by side (show_wei_stages), on a figure pyplot never sees.
-
-    The two score panels share one colour scale; the weights panel has the fixed 0–1 scale.
-    """
+    # The three stages side by side, on a figure pyplot never sees: the two score panels share one colour scale.
     panels = [Panel(raw, "raw", "wei — raw scores q · k"), Panel(masked, "masked"), Panel(wei, "softmax")]
     fig = show_wei_stages(panels, labels=word, axis_names="qk", fig=Figure())
     show(fig, fig.get_label())
+    return {"raw": raw, "masked": masked, "wei": wei}
 
 
 # ---- Your turn: the scores line, q @ kᵀ, for a batch of sequences ----------------------------------------------------

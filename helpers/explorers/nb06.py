@@ -42,8 +42,7 @@ def draw_bars(ax, word: str, rows: torch.Tensor, title: str, limits: tuple[float
     ax.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
     ax.set_ylim(*limits)
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_title(title)
-    ax.set_xlabel("position: character")
+    ax.set(title=title, xlabel="position: character")
 
 
 def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str, v: torch.Tensor | None = None) -> None:
