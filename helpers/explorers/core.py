@@ -124,16 +124,16 @@ def parse_word(word, max_len: int, what: str = "word", example: str = "hou",
     return [STOI[ch] for ch in word], None
 
 
-def check_position(value, length: int, what: str = "now", more: str = "score") -> str | None:
-    """None when `value` is a position of a row of `length` items, else one sentence saying what to do."""
+def check_position(value, length: int) -> str | None:
+    """None when `value` is a position 'now' of a row of `length` scores, else one sentence saying what to do."""
     if isinstance(value, bool) or not isinstance(value, int):
-        return f"The position {what!r} is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
+        return f"The position 'now' is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
     if value < 0:
-        return f"The position {what!r} is {value}, but positions count from 0: pick one from 0 to {length - 1}."
+        return f"The position 'now' is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:
         return (
-            f"The position {what!r} is {value}, past the end of {counted(length, more)} (positions 0 to "
-            f"{length - 1}): move it to {length - 1} or lower, or type more {more}s."
+            f"The position 'now' is {value}, past the end of {counted(length, 'score')} (positions 0 to "
+            f"{length - 1}): move it to {length - 1} or lower, or type more scores."
         )
     return None
 

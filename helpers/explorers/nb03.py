@@ -47,7 +47,7 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem is None:
-        problem = check_position(now, len(values), "now", "score")
+        problem = check_position(now, len(values))
     if problem:
         return report(problem)
 
