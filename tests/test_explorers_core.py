@@ -29,6 +29,7 @@ from helpers.explorers.core import (
     parse_word,
     quote,
     report,
+    seeded_randn,
     show,
 )
 from tools.notebooks import ROOT
@@ -188,6 +189,18 @@ def test_check_position_says_what_is_wrong_in_one_sentence(now, words):
 
 def test_check_position_counts_one_score_in_the_singular():
     assert "past the end of 1 score (positions 0 to 0)" in check_position(2, 1)
+
+
+# --- seeded_randn ----------------------------------------------------------------------------------
+
+
+def test_seeded_randn_draws_every_shape_in_order_from_one_seeded_generator():
+    generator = torch.Generator().manual_seed(3)
+    expected = torch.randn(2, 3, generator=generator), torch.randn(4, generator=generator)
+    drawn = seeded_randn(3, (2, 3), (4,))
+    assert [t.shape for t in drawn] == [(2, 3), (4,)]
+    assert all(torch.equal(a, b) for a, b in zip(drawn, expected, strict=True))
+    assert not torch.equal(seeded_randn(4, (2, 3))[0], drawn[0])
 
 
 # --- link_range ------------------------------------------------------------------------------------

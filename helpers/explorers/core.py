@@ -4,11 +4,8 @@ and `explore`.
 An explorer is a plain callback whose keyword arguments are named like its controls, and whose defaults are
 its example input. It prints and draws one figure, then returns a dict of the numbers it showed (CPU tensors
 and plain values), or `return report(problem)`: print one sentence saying what is wrong with the input and
-what to do, and return None. `@explorer(refuses=...)` declares it, with bad inputs it must refuse.
-`explore(callback, **controls)` draws it once right away (that picture is what a reader on GitHub
-sees); where a frontend can render widgets it draws inside an ipywidgets Output, shows the controls
-above it and redraws whenever a control changes. It works with ipywidgets 7 (Colab's) and 8, and
-imports ipywidgets only when called.
+what to do, and return None. `@explorer(refuses=...)` declares it, with bad inputs it must refuse, and
+`explore(callback, **controls)` shows it.
 
 Explorers draw on a `matplotlib.figure.Figure` made by `new_figure`, never through pyplot, and show
 it with `show`. pyplot keeps a global list of open figures that hooks on other threads act on:
@@ -127,18 +124,24 @@ def parse_word(word, max_len: int, what: str = "word", example: str = "hou",
     return [STOI[ch] for ch in word], None
 
 
-def check_position(value, length: int, what: str = "now", more: str = "score") -> str | None:
-    """None when `value` is a position of a row of `length` items, else one sentence saying what to do."""
+def check_position(value, length: int) -> str | None:
+    """None when `value` is a position 'now' of a row of `length` scores, else one sentence saying what to do."""
     if isinstance(value, bool) or not isinstance(value, int):
-        return f"The position {what!r} is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
+        return f"The position 'now' is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
     if value < 0:
-        return f"The position {what!r} is {value}, but positions count from 0: pick one from 0 to {length - 1}."
+        return f"The position 'now' is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:
         return (
-            f"The position {what!r} is {value}, past the end of {counted(length, more)} (positions 0 to "
-            f"{length - 1}): move it to {length - 1} or lower, or type more {more}s."
+            f"The position 'now' is {value}, past the end of {counted(length, 'score')} (positions 0 to "
+            f"{length - 1}): move it to {length - 1} or lower, or type more scores."
         )
     return None
+
+
+def seeded_randn(seed: int, *shapes: tuple) -> tuple[torch.Tensor, ...]:
+    """Standard-normal tensors of the given shapes, drawn in order from one generator seeded with `seed`."""
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(shape, generator=generator) for shape in shapes)
 
 
 def link_range(text_control, slider, count_fn) -> None:
@@ -157,25 +160,20 @@ def link_range(text_control, slider, count_fn) -> None:
     text_control.observe(follow, names="value")
 
 
-# COURSE_EXPLORERS=live or =static overrides live_frontend()'s guess (see README, Troubleshooting).
-EXPLORERS_ENV = "COURSE_EXPLORERS"
-
-
 def live_frontend() -> bool:
     """Whether explorers are live widgets here: yes in JupyterLab, Notebook, Colab, VS Code and live slides.
 
-    No in plain Python or a terminal (no kernel, so nothing renders a widget), and no under the headless
-    runners built on nbclient (`jupyter nbconvert --execute`, papermill, `jupyter execute`, the course's
-    own tools): they start the kernel with its history in memory (`--HistoryManager.hist_file=:memory:`,
-    their default for non-interactive runs), render no widget, and their imitation of an Output widget can
-    deadlock the run (jupyter/nbclient#312). There an explorer stores its first picture as an ordinary
-    output and opens no Output widget. COURSE_EXPLORERS=live or =static overrides the guess.
+    No in plain Python or a terminal (no kernel), and no under the headless runners built on nbclient
+    (`jupyter nbconvert --execute`, papermill, `jupyter execute`, the course's own tools), known by the kernel's
+    history in memory (`--HistoryManager.hist_file=:memory:`): they render no widget, and their imitation of an
+    Output widget can deadlock the run (jupyter/nbclient#312). COURSE_EXPLORERS=live or =static overrides the
+    guess (see README, Troubleshooting).
     """
-    choice = os.environ.get(EXPLORERS_ENV, "").strip().lower()
+    choice = os.environ.get("COURSE_EXPLORERS", "").strip().lower()
     if choice in ("live", "static"):
         return choice == "live"
     if choice:
-        report(f"{EXPLORERS_ENV} is {quote(choice)}: set it to live or static, or unset it to let the course choose.")
+        report(f"COURSE_EXPLORERS is {quote(choice)}: set it to live or static, or unset it to let the course choose.")
     from IPython import get_ipython
 
     shell = get_ipython()
@@ -207,11 +205,12 @@ def show(figure, description: str) -> None:
 def explore(callback, **controls):
     """Draw `callback` once now; where widgets are live, show its `controls` above the picture and redraw on change.
 
-    The first draw happens here, before anything is displayed, and returns what the callback returned,
-    so a notebook can assert on the numbers it shows. Live (live_frontend()), it draws inside an Output
-    widget that each control change redraws. Headless, it draws as an ordinary output and displays no
-    widget: a stored notebook keeps the picture and no "VBox(children=…)" placeholder, and nbclient has
-    no Output widget to imitate. Needs no `interact`, so it behaves the same under ipywidgets 7 and 8.
+    The first draw happens here, before anything is displayed (it is the picture a reader on GitHub sees), and
+    returns what the callback returned, so a notebook can assert on the numbers it shows. Live (live_frontend()),
+    it draws inside an Output widget that each control change redraws. Headless, it draws as an ordinary output
+    and displays no widget: a stored notebook keeps the picture and no "VBox(children=…)" placeholder, and
+    nbclient has no Output widget to imitate. Needs no `interact`, so it behaves the same under ipywidgets 7
+    (Colab's) and 8; imports ipywidgets only when live.
     """
     if not live_frontend():
         return callback(**{name: control.value for name, control in controls.items()})

@@ -36,14 +36,11 @@ def word_vectors(word: str) -> torch.Tensor:
     ({"word": None}, "The first word is NoneType, not text"),
 ])
 def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None:
-    """Both words' running averages under scheme one, side by side, and where they are identical.
+    """Print and draw both words' running averages under scheme one, and where they are identical (the average
+    forgets order). Leave `other` empty to see one word.
 
-    Prints each character's vector, then the two words' running averages with, at each position, whether
-    they are exactly equal (they are wherever the two prefixes hold the same characters: the average forgets order), and
-    draws them as pairs of bars, one panel per number of the 2-number vectors. Leave `other` empty to
-    see one word. Returns {'word', 'other', 'averages', 'other_averages', 'same'} (CPU tensors; 'same'
-    is one bool per position the words share, and 'other_averages' and 'same' are None without a
-    second word), or None after reporting bad input.
+    Returns {'word', 'other', 'averages', 'other_averages', 'same'} (CPU tensors; 'same' is one bool per position
+    the words share; 'other_averages' and 'same' are None without a second word), or None after reporting bad input.
     """
     _, problem = parse_word(word, MAX_LEN, "first word", "dogs")
     if problem is None and other != "":
@@ -53,17 +50,15 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None
 
     words = [w for w in (word, other) if w]
     averages = [average_loop(word_vectors(w).unsqueeze(0))[0] for w in words]
-    shown = {"word": word, "other": other or None, "averages": averages[0], "other_averages": None, "same": None}
-    if len(words) == 2:
-        shown["other_averages"] = averages[1]
-        shown["same"] = torch.tensor(
-            [torch.equal(a, b) for a, b in zip(averages[0], averages[1], strict=False)], dtype=torch.bool
-        )
+    same = None
+    if other:
+        same = torch.tensor([torch.equal(a, b) for a, b in zip(*averages, strict=False)], dtype=torch.bool)
     letters = dict.fromkeys("".join(words))  # each character once, in order of first appearance
     print("vectors:", ",  ".join(f"{c!r} {fmt_row(CHAR_VECTORS[STOI[c]])}" for c in letters))
-    _print_averages(words, averages, shown["same"])
-    _draw(words, averages, shown["same"])
-    return shown
+    _print_averages(words, averages, same)
+    _draw(words, averages, same)
+    return {"word": word, "other": other or None, "averages": averages[0],
+            "other_averages": averages[1] if other else None, "same": same}
 
 
 def _print_averages(words, averages, same) -> None:
@@ -82,9 +77,9 @@ def _print_averages(words, averages, same) -> None:
     if same is None:
         print("Type a second word (an anagram such as 'gods' for 'dogs') to compare the averages.")
         return
-    anagram = [sorted(words[0][: t + 1]) == sorted(words[1][: t + 1]) for t in range(len(same))]
-    order_lost = [t for t in range(len(same)) if same[t] and anagram[t]]
-    by_chance = [t for t in range(len(same)) if same[t] and not anagram[t]]
+    identical = same.nonzero().flatten().tolist()
+    order_lost = [t for t in identical if sorted(words[0][: t + 1]) == sorted(words[1][: t + 1])]
+    by_chance = [t for t in identical if t not in order_lost]
     if order_lost:
         print(f"Identical at {positions(order_lost)}, where the two prefixes hold the same "
               "characters: the average cannot see their order.")
@@ -144,9 +139,8 @@ def _draw(words, averages, same) -> None:
                 over_value = offset_copy(ax.transData, fig=fig, y=above, units="points")
                 ax.text(t, value, "=", ha="center", va="bottom", fontsize=16, fontweight="bold", transform=over_value)
         ax.set_xticks(range(T), labels)
-        ax.set_ylim(0, top)
-        ax.set_title(f"{('first', 'second')[channel]} number of the running average")
-        ax.set_xlabel("position t and its character")
+        ax.set(ylim=(0, top), title=f"{('first', 'second')[channel]} number of the running average",
+               xlabel="position t and its character")
     axes[0].set_ylabel("value of the average")
     handles, names = axes[0].get_legend_handles_labels()
     if any_same:

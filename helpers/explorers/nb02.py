@@ -72,11 +72,8 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
 
 
 def _draw(scores: torch.Tensor, weights) -> None:
-    """The typed scores and, when there are any, the weights, as one-row show_wei panels.
-
-    The weights panel uses the fixed 0–1 colour scale of real weights, on which show_wei paints a
-    value outside 0–1 (a negative weight, or one above 1) orange.
-    """
+    """The typed scores and, when there are any, the weights, as one-row show_wei panels (on the weights' 0–1
+    scale show_wei paints a negative weight, or one above 1, orange)."""
     n = len(scores)
     positions = [str(j) for j in range(n)]
     panels = 1 if weights is None else 2
@@ -84,17 +81,10 @@ def _draw(scores: torch.Tensor, weights) -> None:
     title = "the scores you typed" if weights is not None else "the scores you typed add up to 0: no weights"
     show_wei(scores[None, :], labels=["row"], key_labels=positions, stage="raw", ax=axes[0, 0], title=title)
     if weights is not None:
-        show_wei(
-            weights[None, :],
-            labels=["row"],
-            key_labels=positions,
-            stage="weights",
-            ax=axes[1, 0],
-            title="÷ their sum (orange: outside 0–1)",
-        )
+        show_wei(weights[None, :], labels=["row"], key_labels=positions, stage="weights", ax=axes[1, 0],
+                 title="÷ their sum (orange: outside 0–1)")
     for ax in axes[:, 0]:
-        ax.set_xlabel("position looked at")
-        ax.set_ylabel("")
+        ax.set(xlabel="position looked at", ylabel="")
     fig.tight_layout()
     typed = ", ".join(f"{v:g}" for v in scores.tolist())
     show(fig, f"The scores {typed} as a one-row heatmap" + (" above the same row divided by its sum, on the 0–1 "

@@ -15,13 +15,6 @@ EXAMPLE = "2, -1, 3, 5"
 MAX_SCORES = 12  # show_wei writes every value up to this width
 
 
-def masked_softmax_row(scores: torch.Tensor, now: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Position `now`'s view of a row of scores: (the scores with the future set to −∞, the weights)."""
-    future = torch.arange(scores.shape[-1], device=scores.device) > now
-    masked = scores.masked_fill(future, float("-inf"))
-    return masked, torch.softmax(masked, dim=-1)
-
-
 def count_scores(text) -> int:
     """How many scores `text` holds, or 0 when it is not a usable row (the explorer then says why)."""
     values, _ = parse_numbers(text, EXAMPLE, MAX_SCORES)
@@ -54,12 +47,13 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem is None:
-        problem = check_position(now, len(values), "now", "score")
+        problem = check_position(now, len(values))
     if problem:
         return report(problem)
 
     raw = torch.tensor(values, dtype=torch.float32)
-    masked, weights = masked_softmax_row(raw, now)
+    masked = raw.masked_fill(torch.arange(len(values)) > now, float("-inf"))  # position `now`'s view: no future
+    weights = torch.softmax(masked, dim=-1)
     exps = masked.exp()
     last = now == len(values) - 1
     print(f"position {now} is now, the last one: there is no future" if last
@@ -104,8 +98,7 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
         mask = None if stage == "raw" else future  # the raw panel still shows the future's score
         show_wei(values.unsqueeze(0), labels=row, key_labels=keys, stage=stage, ax=ax, causal=False, title=title,
                  mask=mask, bound=None if stage == "softmax" else bound)
-        ax.set_xlabel("")
-        ax.set_ylabel("")
+        ax.set(xlabel="", ylabel="")
     axes[-1].set_xlabel("position looked at")
     fig.tight_layout()
     show(fig, f"Three one-row heatmaps of the scores {fmt_row(raw)} seen from position {now}: raw, with the "
@@ -282,8 +275,6 @@ EXERCISES = (
 
 def standardise(x: torch.Tensor, dim=None, unbiased: bool = False) -> torch.Tensor:
     """(x − mean) / √(var + eps) along `dim` (None: over everything)."""
-    if dim is None:
-        return (x - x.mean()) / torch.sqrt(x.var(unbiased=unbiased) + EPS)
     mean = x.mean(dim, keepdim=True)
     var = x.var(dim, unbiased=unbiased, keepdim=True)
     return (x - mean) / torch.sqrt(var + EPS)

@@ -7,22 +7,15 @@ from ..data import VOCAB_SIZE
 from ..examples import similarity_weights
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import explorer, fmt_row, new_figure, parse_word, report, show
+from .core import explorer, fmt_row, new_figure, parse_word, report, seeded_randn, show
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
 N_EMBD = 4  # small enough to read every number of an output vector
 
 
-def explorer_tables(seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
-    """A fixed random token table (VOCAB_SIZE, N_EMBD) and position table (BLOCK_SIZE, N_EMBD).
-
-    Drawn with std 0.5, so the scores x_t · x_s stay small and no softmax row collapses onto one position.
-    """
-    g = torch.Generator().manual_seed(seed)
-    return 0.5 * torch.randn(VOCAB_SIZE, N_EMBD, generator=g), 0.5 * torch.randn(BLOCK_SIZE, N_EMBD, generator=g)
-
-
-TOKEN_TABLE, POSITION_TABLE = explorer_tables()
+# A fixed random token table and position table, drawn with std 0.5 so that the scores x_t · x_s stay small and no
+# softmax row collapses onto one position.
+TOKEN_TABLE, POSITION_TABLE = (0.5 * table for table in seeded_randn(4, (VOCAB_SIZE, N_EMBD), (BLOCK_SIZE, N_EMBD)))
 
 
 def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
@@ -34,15 +27,6 @@ def blend_both_ways(indices: list[int]) -> dict[str, tuple[torch.Tensor, torch.T
         wei = similarity_weights(x)
         blends[kind] = (wei, (wei @ x)[-1])  # notebook 04's similarity_blend, its weights kept
     return blends
-
-
-def draw_last_row(ax, word: str, wei: torch.Tensor, title: str) -> None:
-    """The last position's weights over the word, as a one-row heatmap with every weight written in its cell."""
-    last = len(word) - 1
-    show_wei(wei[-1:], labels=[f"{last} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax, causal=False,
-             title=title, colour_bar=False)
-    ax.set_xlabel("")
-    ax.set_ylabel("")
 
 
 @explorer(refuses=[
@@ -58,12 +42,11 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
     Returns {'without': (first's row, second's row), 'with': (…), 'wei': {'without': (first's wei, second's wei),
     'with': (…)}} as CPU tensors, or None after printing one sentence about unusable input.
     """
-    words, blends = [], []
-    for label, word in (("first word", first), ("second word", second)):
+    words, blends = (first, second), []
+    for label, word in zip(("first word", "second word"), words, strict=True):
         indices, problem = parse_word(word, BLOCK_SIZE, what=label, example="dogs")
         if problem:
             return report(problem)
-        words.append(word)
         blends.append(blend_both_ways(indices))
     shown, verdicts = {"wei": {}}, []
     fig, axes = new_figure((max(6.4, 1.0 * max(map(len, words)) + 3.0), 2.9), 2, 2)
@@ -76,7 +59,10 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
         print(f"{title}: the last position's output is {'the same' if same else 'different'}")
         for ax, word, output, wei in zip(row, words, outputs, weights, strict=True):
             print(f"    {word!r:>10} → {fmt_row(output)}")
-            draw_last_row(ax, word, wei, f"{word!r}: {short}")
+            # the last position's weights over the word, as a one-row heatmap with every weight in its cell
+            show_wei(wei[-1:], labels=[f"{len(word) - 1} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax,
+                     causal=False, title=f"{word!r}: {short}", colour_bar=False)
+            ax.set(xlabel="", ylabel="")
     fig.tight_layout()
     show(fig, f"The last position's output for {first!r} and {second!r} is {' and '.join(verdicts)}. "
               + " ".join(ax.get_label() for ax in axes.flat))
@@ -88,11 +74,8 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 
 def _cases() -> tuple:
     """(tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions."""
-    g = torch.Generator().manual_seed(4)
-    return (
-        (torch.randn(2, 4, 3, generator=g), torch.randn(8, 3, generator=g)),
-        (torch.randn(3, 6, 5, generator=g), torch.randn(10, 5, generator=g)),
-    )
+    tok_emb, pos_table, tok_emb_2, pos_table_2 = seeded_randn(4, (2, 4, 3), (8, 3), (3, 6, 5), (10, 5))
+    return (tok_emb, pos_table), (tok_emb_2, pos_table_2)
 
 
 def _add_positions(tok_emb: torch.Tensor, pos_table: torch.Tensor) -> torch.Tensor:

@@ -9,28 +9,19 @@ from ..attention import future_mask
 from ..data import VOCAB_SIZE
 from ..exercises import Exercise, Mistake
 from ..plots import Panel, show_wei_stages
-from .core import explorer, fmt_row, parse_word, report, show
+from .core import explorer, fmt_row, parse_word, report, seeded_randn, show
 
 BLOCK_SIZE = 8
 N_EMBD = 16
 HEAD_SIZE = 8
 
 
-def explorer_weights(seed: int = 5) -> dict[str, torch.Tensor]:
-    """Fixed random tables: token (VOCAB_SIZE, N_EMBD), position (BLOCK_SIZE, N_EMBD), W_q and W_k (N_EMBD, HEAD_SIZE).
-
-    The projections are drawn small (std 0.15) so the scores stay in a range where softmax is not one-hot.
-    """
-    g = torch.Generator().manual_seed(seed)
-    return {
-        "token": torch.randn(VOCAB_SIZE, N_EMBD, generator=g),
-        "position": torch.randn(BLOCK_SIZE, N_EMBD, generator=g),
-        "W_q": 0.15 * torch.randn(N_EMBD, HEAD_SIZE, generator=g),
-        "W_k": 0.15 * torch.randn(N_EMBD, HEAD_SIZE, generator=g),
-    }
-
-
-WEIGHTS = explorer_weights()
+# Fixed random tables: token, position, and W_q and W_k, drawn small (std 0.15) so that the scores stay in a range
+# where softmax is not one-hot.
+_TOKEN, _POSITION, _W_Q, _W_K = seeded_randn(
+    5, (VOCAB_SIZE, N_EMBD), (BLOCK_SIZE, N_EMBD), (N_EMBD, HEAD_SIZE), (N_EMBD, HEAD_SIZE)
+)
+WEIGHTS = {"token": _TOKEN, "position": _POSITION, "W_q": 0.15 * _W_Q, "W_k": 0.15 * _W_K}
 
 
 def word_scores(indices: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -59,22 +50,14 @@ def explore_word_scores(word: str = "thou"):
     if problem:
         return report(problem)
     raw, masked, wei = word_scores(indices)
-    last = word[-1]
-    scores = f"the last position ({last!r}) scores itself and its past:"
+    scores = f"the last position ({word[-1]!r}) scores itself and its past:"
     print(f"{scores} {fmt_row(raw[-1])}")
     print(f"{'and shares out its weights:':>{len(scores)}} {fmt_row(wei[-1])}")
-    draw_stages(word, raw, masked, wei)
-    return {"raw": raw, "masked": masked, "wei": wei}
-
-
-def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.Tensor) -> None:
-    """The three stages side by side (show_wei_stages), on a figure pyplot never sees.
-
-    The two score panels share one colour scale; the weights panel has the fixed 0–1 scale.
-    """
+    # The three stages side by side, on a figure pyplot never sees: the two score panels share one colour scale.
     panels = [Panel(raw, "raw", "wei — raw scores q · k"), Panel(masked, "masked"), Panel(wei, "softmax")]
     fig = show_wei_stages(panels, labels=word, axis_names="qk", fig=Figure())
     show(fig, fig.get_label())
+    return {"raw": raw, "masked": masked, "wei": wei}
 
 
 # ---- Your turn: the scores line, q @ kᵀ, for a batch of sequences ----------------------------------------------------
@@ -82,9 +65,8 @@ def draw_stages(word: str, raw: torch.Tensor, masked: torch.Tensor, wei: torch.T
 
 def _cases() -> tuple:
     """(q, k) pairs of shape (B, T, head_size): (2, 4, 3) and (3, 7, 5), so T ≠ head_size."""
-    g = torch.Generator().manual_seed(5)
-    return tuple((torch.randn(B, T, hs, generator=g), torch.randn(B, T, hs, generator=g)) for B, T, hs in
-                 ((2, 4, 3), (3, 7, 5)))
+    q, k, q_2, k_2 = seeded_randn(5, (2, 4, 3), (2, 4, 3), (3, 7, 5), (3, 7, 5))
+    return (q, k), (q_2, k_2)
 
 
 def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:

@@ -14,7 +14,7 @@ from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
 from ..words import counted
-from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, show
+from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
 MAX_LETTERS = 8
@@ -42,8 +42,7 @@ def draw_bars(ax, word: str, rows: torch.Tensor, title: str, limits: tuple[float
     ax.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
     ax.set_ylim(*limits)
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_title(title)
-    ax.set_xlabel("position: character")
+    ax.set(title=title, xlabel="position: character")
 
 
 def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str, v: torch.Tensor | None = None) -> None:
@@ -144,9 +143,7 @@ def _attend(x, w_q, w_k, w_v):
 
 def _case(seed: int, shape: tuple, head_size: int) -> tuple:
     """Seeded x of `shape` (…, T, C) and three (head_size, C) weights."""
-    g = torch.Generator().manual_seed(seed)
-    C = shape[-1]
-    return (torch.randn(shape, generator=g), *(torch.randn(head_size, C, generator=g) for _ in range(3)))
+    return seeded_randn(seed, shape, *[(head_size, shape[-1])] * 3)
 
 
 HOU = (

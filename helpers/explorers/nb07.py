@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
 from ..plots import show_wei
-from .core import explorer, fmt_row, new_figure, quote, report, show
+from .core import explorer, fmt_row, new_figure, quote, report, seeded_randn, show
 
 TEXT = "thou art"  # the characters on the axes; the q and k are random, as at initialisation
 HEAD_SIZES = (4, 16, 64, 256, 1024)
@@ -15,8 +15,7 @@ HEAD_SIZES = (4, 16, 64, 256, 1024)
 
 def random_qk(T: int, head_size: int, seed: int = 1337) -> tuple[torch.Tensor, torch.Tensor]:
     """(T, head_size) queries and keys with independent N(0, 1) entries, as an untrained head gives."""
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(T, head_size, generator=g), torch.randn(T, head_size, generator=g)
+    return seeded_randn(seed, (T, head_size), (T, head_size))
 
 
 def scores(q: torch.Tensor, k: torch.Tensor, scaled: bool) -> torch.Tensor:
@@ -67,17 +66,12 @@ def _scaled(q, k, scale):
     return q @ k.transpose(-2, -1) * scale
 
 
-def _case(seed: int, shape: tuple) -> tuple:
-    """Seeded q and k of `shape` (…, T, head_size), with T ≠ head_size so every mistake shows."""
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, generator=g), torch.randn(shape, generator=g)
-
-
 EXERCISES = (
     Exercise(
         name="scaled_scores",
         reference=lambda q, k: _scaled(q, k, k.shape[-1] ** -0.5),
-        cases=(_case(7, (5, 4)), _case(8, (2, 6, 16))),
+        # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows.
+        cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 16), (2, 6, 16))),
         mistakes=(
             Mistake(
                 "forgot_scale",

@@ -4,34 +4,29 @@ head's weight matrices to the projection."""
 import torch
 import torch.nn.functional as F
 
+from ..attention import future_mask
 from ..exercises import Exercise, Mistake
-
-
-def _heads(x, wq, wk, wv, scale, mask=True, softmax_dim=-1):
-    """Each head's output, (…, T, head_size), with the scores multiplied by `scale`."""
-    T = x.shape[-2]
-    tril = torch.tril(torch.ones(T, T))
-    outs = []
-    for h in range(wq.shape[0]):
-        wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
-        if mask:
-            wei = wei.masked_fill(tril == 0, float("-inf"))
-        outs.append(F.softmax(wei, dim=softmax_dim) @ (x @ wv[h]))
-    return outs
+from .core import seeded_randn
 
 
 def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask=True, project=True, softmax_dim=-1):
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask, softmax, projection)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
-    out = torch.cat(_heads(x, wq, wk, wv, scale, mask, softmax_dim), dim=dim)
+    future = future_mask(x.shape[-2])
+    outs = []
+    for h in range(wq.shape[0]):
+        wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
+        if mask:
+            wei = wei.masked_fill(future, float("-inf"))
+        outs.append(F.softmax(wei, dim=softmax_dim) @ (x @ wv[h]))
+    out = torch.cat(outs, dim=dim)
     return proj(out) if project else out
 
 
 def _projection(wp: torch.Tensor, T: int):
-    """The output projection as a function (a learner's call cannot change it): (…, T, C) → (…, T, C) through wp."""
+    """The output projection as a function of the heads' concatenation (a learner's call cannot change wp)."""
 
     def proj(out):
-        """The output projection: the heads' concatenation, (…, T, n_head · head_size), times a (C, C) matrix."""
         if out.shape[-2:] != (T, wp.shape[0]):
             raise ValueError(
                 f"proj reads (…, {T}, {wp.shape[0]}) tensors (T = {T} positions of n_head · head_size numbers), "
@@ -44,11 +39,9 @@ def _projection(wp: torch.Tensor, T: int):
 
 def _case(seed: int, shape: tuple, n_head: int) -> tuple:
     """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj."""
-    g = torch.Generator().manual_seed(seed)
     C = shape[-1]
-    hs = C // n_head
-    weights = [torch.randn(n_head, C, hs, generator=g) * C**-0.5 for _ in range(3)]
-    return (torch.randn(shape, generator=g), *weights, _projection(torch.randn(C, C, generator=g) * C**-0.5, shape[-2]))
+    wq, wk, wv, x, wp = seeded_randn(seed, *[(n_head, C, C // n_head)] * 3, shape, (C, C))
+    return x, wq * C**-0.5, wk * C**-0.5, wv * C**-0.5, _projection(wp * C**-0.5, shape[-2])
 
 
 EXERCISES = (

@@ -133,17 +133,6 @@ def _default_layer_norms(x, ln1, heads, ln2, ffwd):
     return _block_forward(x, fresh, heads, fresh, ffwd)
 
 
-def _second_from_original(x, ln1, heads, ln2, ffwd):
-    """The feed-forward layer reads the updated x, but its output is added to the x that came in."""
-    updated = x + heads(ln1(x))
-    return x + ffwd(ln2(updated))
-
-
-def _side_by_side(x, ln1, heads, ln2, ffwd):
-    """Both parts read the same x, so the feed-forward layer never sees what the heads gathered."""
-    return x + heads(ln1(x)) + ffwd(ln2(x))
-
-
 NORMALISED_OUTPUT = ("you normalised what the block returns: x leaves a block as it is (only ln_f, after the last "
                      "block, normalises it), so return x after the feed-forward line.")
 
@@ -198,7 +187,7 @@ EXERCISES = (
             ),
             Mistake(
                 "second_from_original",
-                _second_from_original,
+                lambda x, ln1, heads, ln2, ffwd: x + ffwd(ln2(x + heads(ln1(x)))),
                 "the feed-forward layer's output is added to the x that came in, so the heads' addition is lost: "
                 "update x in the first line, x = x + heads(ln1(x)), and add to that x in the second.",
             ),
@@ -232,7 +221,7 @@ EXERCISES = (
             ),
             Mistake(
                 "side_by_side",
-                _side_by_side,
+                lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)) + ffwd(ln2(x)),
                 "both parts read the same x, so the feed-forward layer never sees what the heads gathered: add "
                 "the heads' output to x first, then let ffwd read ln2 of the new x.",
             ),
