@@ -520,6 +520,33 @@ def test_a_right_block_that_carries_no_gradient_is_not_yet_right(cut):
     assert feedback.passed is False and feedback.mistake == NO_GRADIENT and "carries no gradient" in feedback.message
 
 
+def parts_without_gradient(x, ln1, heads, ln2, ffwd):
+    with torch.no_grad():  # the right numbers, but the heads and the feed-forward would never learn
+        a = heads(ln1(x))
+    x = x + a
+    with torch.no_grad():
+        b = ffwd(ln2(x))
+    return x + b
+
+
+def parts_read_a_detached_x(x, ln1, heads, ln2, ffwd):
+    x = x + heads(ln1(x.detach()))
+    return x + ffwd(ln2(x.detach()))
+
+
+@pytest.mark.parametrize("fn", [
+    parts_without_gradient,
+    parts_read_a_detached_x,
+    lambda *parts: solution(EXERCISES["block_forward"])(*parts).detach().requires_grad_(),
+    lambda *parts: torch.tensor(solution(EXERCISES["block_forward"])(*parts).tolist(), requires_grad=True),
+], ids=["no_grad parts", "detached x", "detach then requires_grad_", "new leaf"])
+def test_a_right_block_whose_gradient_misses_x_is_not_yet_right(fn):
+    # each result carries a gradient, so only comparing the gradient with the reference's tells these apart
+    feedback = check("block_forward", fn)
+    assert feedback.passed is False and feedback.mistake == NO_GRADIENT, feedback.message
+    assert "its gradient does not all reach `x`" in feedback.message
+
+
 def test_a_block_that_adds_in_place_is_told_that_backward_would_fail():
     def in_place(x, ln1, heads, ln2, ffwd):
         x += heads(ln1(x))  # ln1 kept x for the gradient; += changes it
@@ -901,6 +928,39 @@ def test_attend_returning_out_and_wei_is_told_to_return_only_out():
     feedback = check("attend", attend_returning_both)
     assert feedback.passed is False, feedback.message
     assert "return only `out`" in feedback.message and "torch.stack" not in feedback.message
+
+
+def attend_blending_x_and_returning_wei(x, w_q, w_k, w_v):
+    wei, _ = attend_parts(x, w_q, w_k, w_v)
+    return wei @ x, wei
+
+
+def attend_with_a_stray_comma(x, w_q, w_k, w_v):
+    wei, _ = attend_parts(x, w_q, w_k, w_v)
+    return (wei @ x,)
+
+
+def test_a_tuple_of_tensors_none_of_them_right_is_told_to_return_one_tensor():
+    feedback = check("attend", attend_blending_x_and_returning_wei)
+    assert feedback.passed is False and "returns 2 tensors (a tuple), and none of them is the right answer" in (
+        feedback.message
+    )
+    assert "torch.stack" not in feedback.message
+
+
+def test_a_tuple_of_one_is_traced_to_its_comma():
+    wrong = check("attend", attend_with_a_stray_comma)
+    assert wrong.passed is False and wrong.message.endswith(
+        "returns a tuple of one tensor (the comma in `return …,` makes one): return the tensor itself."
+    )
+    right = check("attend", lambda *inputs: (solution(EXERCISES["attend"])(*inputs),))
+    said = "a tuple of one item (the comma in `return …,` makes one), and that item is the right answer"
+    assert right.passed is False and said in right.message and "1 things" not in right.message
+
+
+def test_rows_returned_as_a_list_are_told_to_stack_them():
+    feedback = check("running_average", lambda x: list(solution(EXERCISES["running_average"])(x)))
+    assert feedback.passed is False and "use torch.stack(...)" in feedback.message, feedback.message
 
 
 def test_a_learners_system_exit_never_leaves_check():

@@ -26,7 +26,7 @@ HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right f
 LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
 ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right per sequence, wrong for a batch
 WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held in an integer tensor
-NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer that carries no gradient, or breaks it
+NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gradient is missing, partial or broken
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
@@ -193,7 +193,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             continue
         shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got)
-        if verdict is None and (problem := gradient_problem(given, got)):
+        if verdict is None and (problem := gradient_problem(exercise, inputs, got)):
             verdict = Feedback(False, problem, NO_GRADIENT)
         if verdict:
             failures.append((number, verdict, got))
@@ -214,18 +214,22 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     return Feedback(first.passed, first.message + note, first.mistake)
 
 
-def gradient_problem(given: tuple, got: torch.Tensor) -> str | None:
-    """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, or
-    when autograd cannot go back through it (it needed a tensor that was then changed in place); else None."""
-    if not any(isinstance(x, torch.Tensor) and x.requires_grad for x in given):
+def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
+    """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, when
+    autograd cannot go back through it (it needed a tensor that was then changed in place), or when less of the
+    gradient reaches an input than through the reference (a part computed under no_grad or from a detached copy);
+    else None."""
+    needs = [i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor) and x.requires_grad]
+    if not needs:
         return None
     if not got.requires_grad:
         return (
             "your result is right but carries no gradient, so a model built on it could not learn: leave out "
             "torch.no_grad() and .detach()."
         )
+    originals = [inputs[i] for i in needs]  # the learner got copies of these: reaching them crosses the whole graph
     try:
-        got.sum().backward()
+        grads = torch.autograd.grad(got.sum(), originals, allow_unused=True)
     except RuntimeError as err:
         if "inplace" not in str(err):
             raise
@@ -233,6 +237,15 @@ def gradient_problem(given: tuple, got: torch.Tensor) -> str | None:
             "your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
             "training would stop with an error at backward(): write x = x + … instead."
         )
+    expected = torch.autograd.grad(exercise.reference(*fresh(inputs)).sum(), originals)
+    names = reference_parameters(exercise, len(inputs))
+    for i, grad, wanted in zip(needs, grads, expected, strict=True):
+        if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
+            return (
+                f"your result is right, but its gradient does not all reach `{names[i]}`: part of it was computed "
+                "under torch.no_grad(), from a .detach()ed copy or as a new tensor, so in a model the layers on that "
+                "path would never learn. Build the result from the inputs themselves, without those steps."
+            )
     return None
 
 
@@ -477,18 +490,7 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
     if not isinstance(got, torch.Tensor):
         kind = type(got).__name__
         if isinstance(got, (list, tuple)):
-            held = answer_inside(got, expected, atol)
-            if held is not None:
-                name = returned_name(fn, held)
-                which = ("the first", "the second")[held] if held < 2 else f"item {held}"
-                what = f"`{name}`" if name else "that tensor"
-                return (
-                    f"`{label}` returns {len(got)} things ({article(kind)}), and {which}"
-                    f"{f', {what},' if name else ''} is the right answer: return only {what}."
-                )
-            return (
-                f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
-            )
+            return several_items(got, expected, fn, label, atol)
         if kind == "ndarray":  # a tensor turned into NumPy's array on its way out
             return "return the tensor itself, not an ndarray: leave out .numpy() (and any np. step on the way)."
         return f"return a tensor (like torch.tensor(...)), not {article(kind)}."
@@ -499,6 +501,37 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
     if got.is_complex() or got.dtype == torch.bool:
         return f"return a tensor of real numbers, not of dtype {got.dtype}."
     return None
+
+
+def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: float) -> str:
+    """Why a list or tuple is not the answer: one of its items is (return only that one), a stray comma made a tuple
+    of one, it holds tensors of which none is right, or its numbers need to become one tensor."""
+    kind = type(got).__name__
+    held = answer_inside(got, expected, atol)
+    comma = " (the comma in `return …,` makes one)" if kind == "tuple" else ""
+    if held is not None:
+        name = returned_name(fn, held)
+        what = f"`{name}`" if name else "that tensor"
+        if len(got) == 1:
+            return (
+                f"`{label}` returns {article(kind)} of one item{comma}, and that item is the right answer: return only "
+                f"{what}."
+            )
+        which = ("the first", "the second")[held] if held < 2 else f"item {held}"
+        return (
+            f"`{label}` returns {len(got)} things ({article(kind)}), and {which}{f', {what},' if name else ''} is the "
+            f"right answer: return only {what}."
+        )
+    if got and all(isinstance(item, torch.Tensor) for item in got):
+        if len(got) == 1:
+            return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
+        stacked = (len(got), *got[0].shape)
+        if expected is None or stacked != tuple(expected.shape) or any(i.shape != got[0].shape for i in got):
+            return (
+                f"`{label}` returns {len(got)} tensors ({article(kind)}), and none of them is the right answer: "
+                "return your answer alone, one tensor."
+            )
+    return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
 
 
 def answer_inside(items, expected: torch.Tensor | None, atol: float) -> int | None:
