@@ -127,8 +127,8 @@ EXERCISES = (
             Mistake(
                 "dropped_keepdim",
                 lambda T: tril(T) / tril(T).sum(1),
-                "row 1 sums to 1.5 and row 3 to 2.08: did you drop keepdim? `tril.sum(1)` has shape (T,), so it "
-                "lines up with the columns and divides column j by j+1 instead of row i by i+1. Keep the summed "
+                "row 1 sums to 1.5 and row 3 to 2.08: column j was divided by j+1, instead of row i by i+1. If you "
+                "divided by `tril.sum(1)`, it has shape (T,), so it lines up with the columns: keep the summed "
                 "dimension with `tril.sum(1, keepdim=True)`, shape (T, 1), and each row is divided by its own sum.",
             ),
             Mistake(
