@@ -75,6 +75,12 @@ EXERCISES = (
                 "numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
             ),
             Mistake(
+                "scaled_by_n_head",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=len(wq) ** -0.5),
+                "you scaled the scores by 1/√n_head (len(wq), the number of heads): each score is a dot product of "
+                "head_size numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
+            ),
+            Mistake(
                 "forgot_scale",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1.0),
                 "the heads' scores are not scaled: multiply each head's q @ kᵀ by head_size ** -0.5 "
