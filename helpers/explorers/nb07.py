@@ -86,6 +86,13 @@ EXERCISES = (
                 "grows like √head_size; divide by the square root, head_size ** 0.5.",
             ),
             Mistake(
+                "power_before_division",
+                lambda q, k: _scaled(q, k, 1 / (2 * k.shape[-1])),
+                "you scaled by 1/(2 · head_size): in Python ** goes before /, so head_size ** -1/2 is "
+                "(head_size ** -1) / 2, and dividing by head_size ** 1/2 divides by head_size, then by 2. Write "
+                "the power as one number, head_size ** -0.5 (or ** (-1/2)).",
+            ),
+            Mistake(
                 "multiplied_by_sqrt_d",
                 lambda q, k: _scaled(q, k, k.shape[-1] ** 0.5),
                 "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 "
