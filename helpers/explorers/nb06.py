@@ -203,6 +203,12 @@ EXERCISES = (
                 "you divided the scores by √head_size: that is the next notebook's step. Here the scores "
                 "go into the softmax as they are.",
             ),
+            Mistake(
+                "scaled_too_early",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=x.shape[-1] ** -0.5) @ (x @ w_v.T),
+                "you divided the scores by √C, the width of x: scaling is the next notebook's step (and it divides "
+                "by √head_size). Here the scores go into the softmax as they are.",
+            ),
         ),
     ),
 )
