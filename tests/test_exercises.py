@@ -963,6 +963,22 @@ def test_rows_returned_as_a_list_are_told_to_stack_them():
     assert feedback.passed is False and "use torch.stack(...)" in feedback.message, feedback.message
 
 
+@pytest.mark.parametrize("name, fn, said", [
+    ("attention_scores", lambda q, k: (q @ k.mT).masked_fill(torch.ones(q.shape[-2], q.shape[-2]).triu(1) > 0, -1e9),
+     "right, but not those of the future"),
+    ("attention_scores", lambda q, k: (q @ k.mT).tril(), "right, but not those of the future"),
+    ("scaled_scores", lambda q, k: (q @ k.mT * k.shape[-1] ** -0.5).tril(), "right, but not those of the future"),
+    ("attention_scores", lambda q, k: torch.softmax(q @ k.mT, dim=-2), "looks like weights"),
+    ("attention_scores", lambda q, k: q @ k.mT / q.shape[-2] ** 0.5,
+     "the right ones times 0.5: return q @ kᵀ unscaled"),
+    ("scaled_scores", lambda q, k: q @ k.mT / (q.shape[-2] * k.shape[-1]) ** 0.5,
+     "the right ones times 0.45: the scale is head_size ** -0.5"),
+])
+def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, said):
+    feedback = check(name, fn)
+    assert feedback.passed is False and said in feedback.message, feedback.message
+
+
 def test_a_learners_system_exit_never_leaves_check():
     def quits(*args):
         raise SystemExit(1)

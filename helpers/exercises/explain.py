@@ -38,3 +38,24 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
         row = first_index(off)[0]
         return f"row {row} sums to {fmt_apart(sums[row], 1)[0]}: did you normalise by row, so that each row sums to 1?"
     return None
+
+
+def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, scale: str) -> str | None:
+    """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words; `scale` says what the
+    right scale is ("none" before notebook 07). None when it is none of these."""
+    future = future_mask(got.shape[-1])
+    if torch.allclose(got[..., ~future], expected[..., ~future], atol=1e-4):
+        return (
+            "your scores for the past and the present are right, but not those of the future: this step scores every "
+            "pair, future included. Masking the future is the head's next line, so leave it out here."
+        )
+    if ((got >= 0) & (got <= 1)).all() and any(torch.allclose(got.sum(d), torch.ones(()).double()) for d in (-1, -2)):
+        return (
+            "your result looks like weights (every entry from 0 to 1, rows or columns summing to 1): this step stops "
+            "at the scores. The mask and the softmax come after it."
+        )
+    seen = expected.abs() > 1e-3
+    ratio = got[seen] / expected[seen]
+    if ratio.numel() and torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3):
+        return f"your scores are the right ones times {fmt(ratio[0])}: {scale}."
+    return None

@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 from ..attention import future_mask
 from ..data import VOCAB_SIZE
 from ..exercises import Exercise, Mistake
+from ..exercises.explain import explain_scores
 from ..plots import Panel, show_wei_stages
 from .core import explorer, fmt_row, parse_word, report, seeded_randn, show
 
@@ -73,11 +74,16 @@ def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return q @ k.transpose(-2, -1)
 
 
+def _explain(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+    return explain_scores(got, expected, inputs, "return q @ kᵀ unscaled here (scaling is notebook 07's step)")
+
+
 EXERCISES = (
     Exercise(
         name="attention_scores",
         reference=_scores,
         cases=_cases(),
+        explain=_explain,
         mistakes=(
             Mistake(
                 "no_transpose",

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
+from ..exercises.explain import explain_scores
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, quote, report, seeded_randn, show
 
@@ -72,6 +73,9 @@ EXERCISES = (
         reference=lambda q, k: _scaled(q, k, k.shape[-1] ** -0.5),
         # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows.
         cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 16), (2, 6, 16))),
+        explain=lambda got, expected, inputs: explain_scores(
+            got, expected, inputs, "the scale is head_size ** -0.5, with head_size = k.shape[-1]"
+        ),
         mistakes=(
             Mistake(
                 "forgot_scale",
