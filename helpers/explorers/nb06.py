@@ -186,6 +186,13 @@ EXERCISES = (
                 "a share. Fill it with float('-inf'), which the softmax turns into exactly 0 (notebook 03).",
             ),
             Mistake(
+                "masked_after_softmax",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=False).masked_fill(future_mask(x.shape[-2]), 0.0)
+                @ (x @ w_v.T),
+                "you masked the future after the softmax, so each row's weights no longer sum to 1: row 0 keeps only "
+                "a share of its attention. Mask the scores first (−∞), then softmax, so the past shares it all.",
+            ),
+            Mistake(
                 "softmax_wrong_dim",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, dim=-2) @ (x @ w_v.T),
                 "your softmax ran down the columns: each row (one position looking) must share out its "

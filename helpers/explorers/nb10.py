@@ -9,16 +9,20 @@ from ..exercises import Exercise, Mistake
 from .core import seeded_randn
 
 
-def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask=True, project=True, softmax_dim=-1):
-    """The multi-head forward, or one of its slips (concatenation dimension, scale, mask, softmax, projection)."""
+def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1):
+    """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
+    "after" it or None, softmax, projection)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
     future = future_mask(x.shape[-2])
     outs = []
     for h in range(wq.shape[0]):
         wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
-        if mask:
+        if mask == "before":
             wei = wei.masked_fill(future, float("-inf"))
-        outs.append(F.softmax(wei, dim=softmax_dim) @ (x @ wv[h]))
+        wei = F.softmax(wei, dim=softmax_dim)
+        if mask == "after":
+            wei = wei.masked_fill(future, 0.0)
+        outs.append(wei @ (x @ wv[h]))
     out = torch.cat(outs, dim=dim)
     return proj(out) if project else out
 
@@ -93,8 +97,14 @@ EXERCISES = (
                 "softmax(..., dim=-1).",
             ),
             Mistake(
+                "masked_after_softmax",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="after"),
+                "you masked the future after the softmax, so each head's rows no longer sum to 1. Mask each head's "
+                "scores first (−∞), then softmax, so the past shares all of a position's attention.",
+            ),
+            Mistake(
                 "forgot_mask",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask=False),
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask=None),
                 "every position reads its future: mask each head's scores above the diagonal with −∞ before "
                 "the softmax, as in notebook 03.",
             ),
