@@ -942,7 +942,7 @@ def attend_with_a_stray_comma(x, w_q, w_k, w_v):
 
 def test_a_tuple_of_tensors_none_of_them_right_is_told_to_return_one_tensor():
     feedback = check("attend", attend_blending_x_and_returning_wei)
-    assert feedback.passed is False and "returns 2 tensors (a tuple), and none of them is the right answer" in (
+    assert feedback.passed is False and "returns 2 things (a tuple), and none of them is the right answer" in (
         feedback.message
     )
     assert "torch.stack" not in feedback.message
@@ -958,16 +958,53 @@ def test_a_tuple_of_one_is_traced_to_its_comma():
     assert right.passed is False and said in right.message and "1 things" not in right.message
 
 
-def test_rows_returned_as_a_list_are_told_to_stack_them():
-    feedback = check("running_average", lambda x: list(solution(EXERCISES["running_average"])(x)))
-    assert feedback.passed is False and "use torch.stack(...)" in feedback.message, feedback.message
+def test_rows_or_columns_returned_as_a_list_are_told_how_to_stack_them():
+    rows = check("running_average", lambda x: list(solution(EXERCISES["running_average"])(x)))
+    assert rows.passed is False and rows.message.endswith("with torch.stack(..., dim=0)."), rows.message
+    columns = check("running_average", lambda x: list(solution(EXERCISES["running_average"])(x).unbind(1)))
+    assert columns.passed is False and columns.message.endswith("with torch.stack(..., dim=1)."), columns.message
+
+
+def test_a_wrong_tensor_returned_beside_something_else_is_told_to_return_the_answer_alone():
+    feedback = check("running_average", lambda x: (x.cumsum(0), "debug"))
+    assert feedback.passed is False and "return your answer alone, one tensor" in feedback.message
+    assert "torch.stack" not in feedback.message
+
+
+def attend_with_a_helper_inside(x, w_q, w_k, w_v):
+    def project():
+        return x @ w_q.T, x @ w_k.T  # a tuple return of its own, which must not be quoted
+
+    wei, v = attend_parts(x, w_q, w_k, w_v)
+    project()
+    return wei, v, wei @ v
+
+
+def test_the_right_item_of_a_tuple_is_named_from_the_functions_own_return():
+    feedback = check("attend", attend_with_a_helper_inside)
+    assert feedback.passed is False and "and the third, `wei @ v`, is the right answer" in feedback.message, (
+        feedback.message
+    )
+
+
+def test_a_block_that_calls_backward_itself_is_told_to_leave_it_to_training():
+    def trains(*parts):
+        out = solution(EXERCISES["block_forward"])(*parts)
+        out.sum().backward()
+        return out
+
+    feedback = check("block_forward", trains)
+    assert feedback.passed is False and feedback.mistake == NO_GRADIENT and "called .backward()" in feedback.message
 
 
 @pytest.mark.parametrize("name, fn, said", [
     ("attention_scores", lambda q, k: (q @ k.mT).masked_fill(torch.ones(q.shape[-2], q.shape[-2]).triu(1) > 0, -1e9),
-     "right, but not those of the future"),
-    ("attention_scores", lambda q, k: (q @ k.mT).tril(), "right, but not those of the future"),
-    ("scaled_scores", lambda q, k: (q @ k.mT * k.shape[-1] ** -0.5).tril(), "right, but not those of the future"),
+     "right, but every future one is -1e+09"),
+    ("attention_scores", lambda q, k: (q @ k.mT).tril(), "right, but every future one is 0"),
+    ("scaled_scores", lambda q, k: (q @ k.mT * k.shape[-1] ** -0.5).tril(), "right, but every future one is 0"),
+    ("attention_scores", lambda q, k: torch.zeros(*q.shape[:-1], q.shape[-2]), "every entry of your result is 0"),
+    ("scaled_scores", lambda q, k: q @ k.mT / k.shape[-1] ** 1 / 2, "you scaled by 1/(2 · head_size)"),
+    ("scaled_scores", lambda q, k: q @ k.mT / (k.shape[-1] ** 1 / 2), "you scaled by 2/head_size"),
     ("attention_scores", lambda q, k: torch.softmax(q @ k.mT, dim=-2), "looks like weights"),
     ("attention_scores", lambda q, k: q @ k.mT / q.shape[-2] ** 0.5,
      "the right ones times 0.5: return q @ kᵀ unscaled"),
@@ -977,6 +1014,18 @@ def test_rows_returned_as_a_list_are_told_to_stack_them():
 def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, said):
     feedback = check(name, fn)
     assert feedback.passed is False and said in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("attention_scores", lambda q, k: (q @ k.mT).tril() + (q @ k.mT).tril(-1).mT),  # the past mirrored, not masked
+    ("attention_scores", lambda q, k: -(q @ k.mT)),  # a sign, not a scale
+    ("scaled_scores", lambda q, k: -(q @ k.mT) * k.shape[-1] ** -0.5),
+])
+def test_scores_wrong_another_way_are_not_blamed_on_a_mask_or_a_scale(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and "future" not in feedback.message and "times" not in feedback.message, (
+        feedback.message
+    )
 
 
 def test_a_learners_system_exit_never_leaves_check():

@@ -231,12 +231,17 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
     try:
         grads = torch.autograd.grad(got.sum(), originals, allow_unused=True)
     except RuntimeError as err:
-        if "inplace" not in str(err):
-            raise
-        return (
-            "your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
-            "training would stop with an error at backward(): write x = x + … instead."
-        )
+        if "inplace" in str(err):
+            return (
+                "your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
+                "training would stop with an error at backward(): write x = x + … instead."
+            )
+        if "a second time" in str(err):
+            return (
+                "your result is right, but your function already called .backward() on it, which frees what autograd "
+                "needs to go back through it: leave backward() to the training loop."
+            )
+        raise
     expected = torch.autograd.grad(exercise.reference(*fresh(inputs)).sum(), originals)
     names = reference_parameters(exercise, len(inputs))
     for i, grad, wanted in zip(needs, grads, expected, strict=True):
@@ -505,7 +510,8 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
 
 def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: float) -> str:
     """Why a list or tuple is not the answer: one of its items is (return only that one), a stray comma made a tuple
-    of one, it holds tensors of which none is right, or its numbers need to become one tensor."""
+    of one, its tensors stack into the answer's shape, it holds tensors of which none is right, or its numbers need
+    to become one tensor."""
     kind = type(got).__name__
     held = answer_inside(got, expected, atol)
     comma = " (the comma in `return …,` makes one)" if kind == "tuple" else ""
@@ -517,21 +523,33 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
                 f"`{label}` returns {article(kind)} of one item{comma}, and that item is the right answer: return only "
                 f"{what}."
             )
-        which = ("the first", "the second")[held] if held < 2 else f"item {held}"
+        which = ("the first", "the second", "the third")[held] if held < 3 else f"item {held + 1}"
         return (
             f"`{label}` returns {len(got)} things ({article(kind)}), and {which}{f', {what},' if name else ''} is the "
             f"right answer: return only {what}."
         )
-    if got and all(isinstance(item, torch.Tensor) for item in got):
-        if len(got) == 1:
-            return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
-        stacked = (len(got), *got[0].shape)
-        if expected is None or stacked != tuple(expected.shape) or any(i.shape != got[0].shape for i in got):
-            return (
-                f"`{label}` returns {len(got)} tensors ({article(kind)}), and none of them is the right answer: "
-                "return your answer alone, one tensor."
-            )
+    tensors = [item for item in got if isinstance(item, torch.Tensor)]
+    if len(tensors) == len(got) == 1:
+        return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
+    dim = stacking_dim(tensors, expected) if len(tensors) == len(got) else None
+    if dim is not None:
+        return (
+            f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's shape "
+            f"with torch.stack(..., dim={dim})."
+        )
+    if tensors:
+        return (
+            f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return your "
+            "answer alone, one tensor."
+        )
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
+
+
+def stacking_dim(tensors: list, expected: torch.Tensor | None) -> int | None:
+    """The dimension along which torch.stack gives `tensors` the answer's shape, or None."""
+    if expected is None or not tensors or any(t.shape != tensors[0].shape for t in tensors):
+        return None
+    return next((dim for dim in range(expected.dim()) if torch.stack(tensors, dim).shape == expected.shape), None)
 
 
 def answer_inside(items, expected: torch.Tensor | None, atol: float) -> int | None:
@@ -549,8 +567,12 @@ def returned_name(fn, index: int) -> str | None:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError, ValueError):
         return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and index < len(node.value.elts):
+    outer = tree.body[0] if isinstance(tree.body[0], ast.FunctionDef) else tree
+    inner = {id(node) for helper in ast.walk(outer) if helper is not outer
+             and isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in ast.walk(helper)}
+    for node in ast.walk(outer):  # the function's own returns, not those of a helper defined inside it
+        returns_tuple = isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple)
+        if returns_tuple and id(node) not in inner and index < len(node.value.elts):
             return ast.unparse(node.value.elts[index])
     return None
 

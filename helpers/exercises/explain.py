@@ -43,11 +43,15 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
 def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, scale: str) -> str | None:
     """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words; `scale` says what the
     right scale is ("none" before notebook 07). None when it is none of these."""
+    if (got == 0).all():
+        return "every entry of your result is 0: was a tensor never filled in (an == where an = was meant, say)?"
     future = future_mask(got.shape[-1])
-    if torch.allclose(got[..., ~future], expected[..., ~future], atol=1e-4):
+    filled = got[..., future]
+    if torch.allclose(got[..., ~future], expected[..., ~future], atol=1e-4) and (filled == filled.flatten()[0]).all():
         return (
-            "your scores for the past and the present are right, but not those of the future: this step scores every "
-            "pair, future included. Masking the future is the head's next line, so leave it out here."
+            f"your scores for the past and the present are right, but every future one is {fmt(filled.flatten()[0])}: "
+            "this step scores every pair, future included. Masking the future is the head's next line, so leave it "
+            "out here."
         )
     if ((got >= 0) & (got <= 1)).all() and any(torch.allclose(got.sum(d), torch.ones(()).double()) for d in (-1, -2)):
         return (
@@ -56,6 +60,6 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, sca
         )
     seen = expected.abs() > 1e-3
     ratio = got[seen] / expected[seen]
-    if ratio.numel() and torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3):
+    if ratio.numel() and ratio[0] > 0 and torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3):
         return f"your scores are the right ones times {fmt(ratio[0])}: {scale}."
     return None

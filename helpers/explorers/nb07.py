@@ -97,6 +97,13 @@ EXERCISES = (
                 "the power as one number, head_size ** -0.5 (or ** (-1/2)).",
             ),
             Mistake(
+                "power_before_division",
+                lambda q, k: _scaled(q, k, 2 / k.shape[-1]),
+                "you scaled by 2/head_size: in Python ** goes before /, so head_size ** 1/2 is head_size / 2, not "
+                "√head_size, and dividing by it multiplies by 2/head_size. Write the power as one number, "
+                "head_size ** 0.5 (or ** (1/2)).",
+            ),
+            Mistake(
                 "multiplied_by_sqrt_d",
                 lambda q, k: _scaled(q, k, k.shape[-1] ** 0.5),
                 "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 "
