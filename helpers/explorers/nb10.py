@@ -52,7 +52,7 @@ EXERCISES = (
     Exercise(
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
-        cases=(_case(10, (2, 6, 16), 4), _case(11, (3, 5, 12), 3)),
+        cases=(_case(10, (2, 6, 24), 4), _case(11, (3, 5, 12), 3)),  # head_size 6 and 4: never √C or n_head
         mistakes=(
             Mistake(
                 "concatenated_along_time",
@@ -77,6 +77,12 @@ EXERCISES = (
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=x.shape[-1] ** -0.5),
                 "you scaled the scores by 1/√n_embd (x.shape[-1]): each score is a dot product of head_size "
                 "numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
+            ),
+            Mistake(
+                "scaled_by_d",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / wq.shape[-1]),
+                "you divided the scores by head_size itself: their spread grows like √head_size, so divide by the "
+                "square root, multiplying by head_size ** -0.5 (wq.shape[-1] ** -0.5), as in notebook 07.",
             ),
             Mistake(
                 "scaled_by_n_head",
