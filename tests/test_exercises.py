@@ -965,6 +965,15 @@ def test_rows_or_columns_returned_as_a_list_are_told_how_to_stack_them():
     assert columns.passed is False and columns.message.endswith("with torch.stack(..., dim=1)."), columns.message
 
 
+def test_the_heads_outputs_returned_as_a_list_are_told_to_concatenate_them():
+    def heads_alone(x, wq, wk, wv, proj):
+        return [torch.nn.functional.scaled_dot_product_attention(x @ q, x @ k, x @ v, is_causal=True)
+                for q, k, v in zip(wq, wk, wv, strict=True)]
+
+    feedback = check("multi_head", heads_alone)
+    assert feedback.passed is False and feedback.message.endswith("with torch.cat(..., dim=-1)."), feedback.message
+
+
 def test_a_wrong_tensor_returned_beside_something_else_is_told_to_return_the_answer_alone():
     feedback = check("running_average", lambda x: (x.cumsum(0), "debug"))
     assert feedback.passed is False and "return your answer alone, one tensor" in feedback.message

@@ -531,11 +531,11 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     tensors = [item for item in got if isinstance(item, torch.Tensor)]
     if len(tensors) == len(got) == 1:
         return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
-    dim = stacking_dim(tensors, expected) if len(tensors) == len(got) else None
-    if dim is not None:
+    join = joining_call(tensors, expected) if len(tensors) == len(got) else None
+    if join is not None:
         return (
             f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's shape "
-            f"with torch.stack(..., dim={dim})."
+            f"with {join}."
         )
     if tensors:
         return (
@@ -545,11 +545,19 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
 
 
-def stacking_dim(tensors: list, expected: torch.Tensor | None) -> int | None:
-    """The dimension along which torch.stack gives `tensors` the answer's shape, or None."""
+def joining_call(tensors: list, expected: torch.Tensor | None) -> str | None:
+    """The torch.stack or torch.cat call that gives `tensors` the answer's shape ("torch.stack(..., dim=1)"), or
+    None."""
     if expected is None or not tensors or any(t.shape != tensors[0].shape for t in tensors):
         return None
-    return next((dim for dim in range(expected.dim()) if torch.stack(tensors, dim).shape == expected.shape), None)
+    last = tensors[0].dim() - 1
+    for dim in range(last + 2):  # a new dimension, anywhere
+        if torch.stack(tensors, dim).shape == expected.shape:
+            return f"torch.stack(..., dim={dim})"
+    for dim in range(last + 1):  # side by side along one they have (the heads' outputs along the last)
+        if torch.cat(tensors, dim).shape == expected.shape:
+            return f"torch.cat(..., dim={-1 if dim == last else dim})"
+    return None
 
 
 def answer_inside(items, expected: torch.Tensor | None, atol: float) -> int | None:
