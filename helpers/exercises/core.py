@@ -510,7 +510,7 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
 
 def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: float) -> str:
     """Why a list or tuple is not the answer: one of its items is (return only that one), a stray comma made a tuple
-    of one, its tensors stack into the answer's shape, it holds tensors of which none is right, or its numbers need
+    of one, its tensors join into the answer's shape, it holds tensors of which none is right, or its numbers need
     to become one tensor."""
     kind = type(got).__name__
     held = answer_inside(got, expected, atol)
