@@ -544,7 +544,16 @@ def test_a_right_block_whose_gradient_misses_x_is_not_yet_right(fn):
     # each result carries a gradient, so only comparing the gradient with the reference's tells these apart
     feedback = check("block_forward", fn)
     assert feedback.passed is False and feedback.mistake == NO_GRADIENT, feedback.message
-    assert "its gradient does not all reach `x`" in feedback.message
+    assert "its gradient with respect to `x` is not the reference's" in feedback.message
+
+
+def test_a_gradient_that_a_plain_sum_would_miss_is_still_compared():
+    def extra_gradient(x, *parts):  # the right numbers, plus a term whose value is 0 but whose gradient is not
+        normed = torch.nn.functional.layer_norm(x, x.shape[-1:])  # rows that always sum to 0
+        return solution(EXERCISES["block_forward"])(x, *parts) + (normed - normed.detach())
+
+    feedback = check("block_forward", extra_gradient)
+    assert feedback.passed is False and feedback.mistake == NO_GRADIENT, feedback.message
 
 
 def test_a_block_that_adds_in_place_is_told_that_backward_would_fail():

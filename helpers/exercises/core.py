@@ -228,8 +228,11 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
             "torch.no_grad() and .detach()."
         )
     originals = [inputs[i] for i in needs]  # the learner got copies of these: reaching them crosses the whole graph
+    # The gradient of (result · probe) for a fixed random probe: the gradient of a plain sum misses any path whose
+    # output always adds up to the same (the rows of a LayerNorm without its scale, for one, always sum to 0).
+    probe = torch.randn(got.shape, generator=torch.Generator().manual_seed(0)).to(got.device, got.dtype)
     try:
-        grads = torch.autograd.grad(got.sum(), originals, allow_unused=True)
+        grads = torch.autograd.grad((got * probe).sum(), originals, allow_unused=True)
     except RuntimeError as err:
         if "inplace" in str(err):
             return (
@@ -242,14 +245,16 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
                 "needs to go back through it: leave backward() to the training loop."
             )
         raise
-    expected = torch.autograd.grad(exercise.reference(*fresh(inputs)).sum(), originals)
+    reference = exercise.reference(*fresh(inputs))
+    expected = torch.autograd.grad((reference * probe.to(reference.device, reference.dtype)).sum(), originals)
     names = reference_parameters(exercise, len(inputs))
     for i, grad, wanted in zip(needs, grads, expected, strict=True):
         if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
             return (
-                f"your result is right, but its gradient does not all reach `{names[i]}`: part of it was computed "
-                "under torch.no_grad(), from a .detach()ed copy or as a new tensor, so in a model the layers on that "
-                "path would never learn. Build the result from the inputs themselves, without those steps."
+                f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part of "
+                "it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a step "
+                "with no gradient (round, argmax), so in a model the layers on that path would never learn. Build "
+                "the result from the inputs themselves, without those steps."
             )
     return None
 
