@@ -1037,6 +1037,7 @@ def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, 
 @pytest.mark.parametrize("name, fn", [
     ("attention_scores", lambda q, k: (q @ k.mT).tril() + (q @ k.mT).tril(-1).mT),  # the past mirrored, not masked
     ("attention_scores", lambda q, k: -(q @ k.mT)),  # a sign, not a scale
+    ("attention_scores", lambda q, k: (q @ k.mT) * 1.005),  # a stray constant: "times 1" would say nothing
     ("scaled_scores", lambda q, k: -(q @ k.mT) * k.shape[-1] ** -0.5),
 ])
 def test_scores_wrong_another_way_are_not_blamed_on_a_mask_or_a_scale(name, fn):

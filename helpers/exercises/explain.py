@@ -41,13 +41,14 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
 
 
 def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, scale: str) -> str | None:
-    """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words; `scale` says what the
-    right scale is ("none" before notebook 07). None when it is none of these."""
+    """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words; `scale` is the sentence
+    that says what the right scale is. None when it is none of these."""
     if (got == 0).all():
         return "every entry of your result is 0: was a tensor never filled in (an == where an = was meant, say)?"
     future = future_mask(got.shape[-1])
     filled = got[..., future]
-    if torch.allclose(got[..., ~future], expected[..., ~future], atol=1e-4) and (filled == filled.flatten()[0]).all():
+    one_value = filled.numel() > 0 and bool((filled == filled.flatten()[0]).all())
+    if one_value and torch.allclose(got[..., ~future], expected[..., ~future], atol=1e-4):
         return (
             f"your scores for the past and the present are right, but every future one is {fmt(filled.flatten()[0])}: "
             "this step scores every pair, future included. Masking the future is the head's next line, so leave it "
@@ -60,6 +61,7 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, sca
         )
     seen = expected.abs() > 1e-3
     ratio = got[seen] / expected[seen]
-    if ratio.numel() and ratio[0] > 0 and torch.allclose(ratio, ratio[0].expand_as(ratio), rtol=1e-3):
-        return f"your scores are the right ones times {fmt(ratio[0])}: {scale}."
+    factor = ratio[0] if ratio.numel() else torch.tensor(1.0)
+    if factor > 0 and abs(factor - 1) > 0.01 and torch.allclose(ratio, factor.expand_as(ratio), rtol=1e-3):
+        return f"your scores are the right ones times {fmt(factor)}: {scale}."
     return None

@@ -1,6 +1,8 @@
 """Notebook 05's own helpers (query and key): type a word and see its (T, T) scores q · k and the weights they give;
 the exercise, the scores line q @ kᵀ for a batch."""
 
+from functools import partial
+
 import torch
 import torch.nn.functional as F
 from matplotlib.figure import Figure
@@ -74,16 +76,12 @@ def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return q @ k.transpose(-2, -1)
 
 
-def _explain(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
-    return explain_scores(got, expected, inputs, "return q @ kᵀ unscaled here (scaling is notebook 07's step)")
-
-
 EXERCISES = (
     Exercise(
         name="attention_scores",
         reference=_scores,
         cases=_cases(),
-        explain=_explain,
+        explain=partial(explain_scores, scale="return q @ kᵀ unscaled here (scaling is notebook 07's step)"),
         mistakes=(
             Mistake(
                 "no_transpose",

@@ -1,6 +1,8 @@
 """Notebook 07's own helpers (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or
 stay calm; the exercise, the scaled scores."""
 
+from functools import partial
+
 import torch
 import torch.nn.functional as F
 
@@ -73,9 +75,7 @@ EXERCISES = (
         reference=lambda q, k: _scaled(q, k, k.shape[-1] ** -0.5),
         # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows.
         cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 16), (2, 6, 16))),
-        explain=lambda got, expected, inputs: explain_scores(
-            got, expected, inputs, "the scale is head_size ** -0.5, with head_size = k.shape[-1]"
-        ),
+        explain=partial(explain_scores, scale="the scale is head_size ** -0.5, with head_size = k.shape[-1]"),
         mistakes=(
             Mistake(
                 "forgot_scale",
