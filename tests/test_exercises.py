@@ -1015,12 +1015,17 @@ def test_a_block_that_calls_backward_itself_is_told_to_leave_it_to_training():
     assert feedback.passed is False and feedback.mistake == NO_GRADIENT and "called .backward()" in feedback.message
 
 
+@pytest.mark.parametrize("exercise", TENSOR_INPUT, ids=lambda e: e.name)
+def test_a_result_never_filled_in_is_told_so(exercise):
+    feedback = check(exercise.name, lambda *inputs: torch.zeros_like(solution(exercise)(*inputs)))
+    assert feedback.passed is False and "every entry of your result is 0" in feedback.message, feedback.message
+
+
 @pytest.mark.parametrize("name, fn, said", [
     ("attention_scores", lambda q, k: (q @ k.mT).masked_fill(torch.ones(q.shape[-2], q.shape[-2]).triu(1) > 0, -1e9),
      "right, but every future one is -1e+09"),
     ("attention_scores", lambda q, k: (q @ k.mT).tril(), "right, but every future one is 0"),
     ("scaled_scores", lambda q, k: (q @ k.mT * k.shape[-1] ** -0.5).tril(), "right, but every future one is 0"),
-    ("attention_scores", lambda q, k: torch.zeros(*q.shape[:-1], q.shape[-2]), "every entry of your result is 0"),
     ("scaled_scores", lambda q, k: q @ k.mT / k.shape[-1] ** 1 / 2, "you scaled by 1/(2 · head_size)"),
     ("scaled_scores", lambda q, k: q @ k.mT / (k.shape[-1] ** 1 / 2), "you scaled by 2/head_size"),
     ("attention_scores", lambda q, k: torch.softmax(q @ k.mT, dim=-2), "looks like weights"),

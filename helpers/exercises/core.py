@@ -382,6 +382,9 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
             f"is exactly 0 must be exactly 0, so {exercise.exact_zeros.fix}",
             exercise.exact_zeros.name,
         )
+    if not got.any():  # in every exercise: a result that was never filled in
+        return Feedback(False, "every entry of your result is 0: was a tensor never filled in (an == typed where an = "
+                               "was meant, say)?")
     hint = exercise.explain(got, expected, inputs) if exercise.explain else None
     return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
 
