@@ -15,7 +15,8 @@ as they are freed (glibc's MALLOC_MMAP_THRESHOLD_), so one call's leftovers do n
 
 `time_under_malloc_rules` times `fn(head, x)` the same way, once per rule, each in a fresh process whose glibc
 malloc is set by that rule's environment variables, and counts the memory that arrives from the operating system
-during a call (minor page faults, from `resource.getrusage`).
+during a call (minor page faults, from `resource.getrusage`). Each fresh process asks Linux for 4 KiB pages only, so
+that a fault brings the same 4 KiB on every machine, with or without transparent huge pages.
 """
 
 import inspect
@@ -136,12 +137,26 @@ def measure_time(fn, head, x) -> list:
     return [time_call(fn, head, x), statistics.median_low(arrived_bytes(fn, head, x) for _ in range(ARRIVAL_CALLS))]
 
 
+def small_pages_only() -> None:
+    """Ask Linux to give this process its memory in 4 KiB pages, never in 2 MiB huge ones (where it can).
+
+    Where transparent huge pages are on (/sys/kernel/mm/transparent_hugepage), one page fault can bring 2 MiB instead
+    of 4 KiB, so counting faults would no longer count bytes, and fresh memory would cost less than in the text.
+    """
+    import ctypes
+
+    PR_SET_THP_DISABLE = 41  # from <linux/prctl.h>, Linux 3.15 and later
+    ctypes.CDLL(None).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)  # on an older system it fails, and nothing changes
+
+
 def child_main() -> None:
     """In the fresh process: define the function it was sent, measure it once per T, print the figures.
 
     Only torch and the course's Head are loaded (Head straight from attention.py, not the whole helpers package).
     """
     import importlib.util
+
+    small_pages_only()
 
     import torch.nn.functional as F
 

@@ -3,11 +3,15 @@
 Nothing here asserts on speed: the machine running the tests may be busy with anything.
 """
 
+from pathlib import Path
+
 import pytest
 import torch
 
 from helpers import timing
 from helpers.timing import time_call
+
+STATUS = Path("/proc/self/status").read_text() if Path("/proc/self/status").is_file() else ""
 
 
 def test_time_call_returns_seconds_as_a_non_negative_float():
@@ -113,6 +117,24 @@ def test_time_under_malloc_rules_sees_fresh_pages_only_under_the_usual_rules():
     assert usual_mib > 3.9 * 32  # the four 32 MiB (B, T, T) matrices, fresh from the operating system
     assert kept_mib < 1
     assert usual_seconds > 0 and kept_seconds > 0
+
+
+def refuses_huge_pages(head, x):
+    """A head that fails in any process where Linux may hand out 2 MiB pages (THP_enabled: 1)."""
+    if "THP_enabled:\t1" in open("/proc/self/status").read():  # the child has no `re`: only torch, F and Head
+        raise ValueError("this process may get huge pages")
+    return head(x)
+
+
+@pytest.mark.slow  # fresh Pythons (torch imported afresh): `make test-slow`
+@pytest.mark.skipif(not timing.has_glibc() or "THP_enabled:" not in STATUS,
+                    reason="needs Linux 5.0 or later with glibc, whose /proc/self/status shows THP_enabled")
+def test_every_fresh_process_asks_for_small_pages_only():
+    # where huge pages are on, one page fault could bring 2 MiB, and counting faults would no longer count bytes
+    # each call raises the child's ValueError as a RuntimeError if that child may get huge pages
+    peaks = timing.peak_bytes({"peak": refuses_huge_pages}, [16], batch=1, width=4, device="cpu")
+    runs = timing.time_under_malloc_rules(refuses_huge_pages, {"usual": {}}, [16], batch=1, width=4)
+    assert len(peaks["peak"]) == len(runs["usual"]) == 1
 
 
 def test_time_under_malloc_rules_says_none_without_glibc(monkeypatch):
