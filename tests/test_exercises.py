@@ -1052,6 +1052,37 @@ def test_scores_wrong_another_way_are_not_blamed_on_a_mask_or_a_scale(name, fn):
     )
 
 
+def heads_in_order(order):
+    """A multi_head answer, right but for which heads' outputs it puts side by side, in which order."""
+
+    def multi_head(x, wq, wk, wv, proj):
+        T, hs = x.shape[-2], wq.shape[-1]
+        outs = []
+        for h in order(len(wq)):
+            wei = (x @ wq[h]) @ (x @ wk[h]).mT * hs**-0.5
+            outs.append(torch.softmax(wei.masked_fill(torch.ones(T, T).triu(1) > 0, float("-inf")), -1) @ (x @ wv[h]))
+        return proj(torch.cat(outs, dim=-1))
+
+    return multi_head
+
+
+@pytest.mark.parametrize("order, said", [
+    (lambda n: reversed(range(n)), "side by side in the order 3, 2, 1, 0: proj reads head 0's numbers first"),
+    (lambda n: [1, 0, *range(2, n)], "side by side in the order 1, 0, 2, 3"),
+    (lambda n: [0] * n, "every head used head 0's weights"),
+    (lambda n: [n - 1] * n, "every head used head 3's weights"),
+])
+def test_heads_each_right_but_misplaced_are_told_so(order, said):
+    assert check("multi_head", heads_in_order(lambda n: range(n))).passed  # the helper itself is right
+    feedback = check("multi_head", heads_in_order(order))
+    assert feedback.passed is False and said in feedback.message, feedback.message
+
+
+def test_heads_wrong_another_way_are_not_blamed_on_their_order():
+    feedback = check("multi_head", heads_in_order(lambda n: [0, 1, 1, 3][:n]))  # head 2 missing, head 1 twice
+    assert feedback.passed is False and "order" not in feedback.message and "head 0's" not in feedback.message
+
+
 def test_a_learners_system_exit_never_leaves_check():
     def quits(*args):
         raise SystemExit(1)

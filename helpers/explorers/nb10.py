@@ -1,6 +1,8 @@
 """Notebook 10's own helpers (several heads, then feed-forward): the exercise, the multi-head forward, from each
 head's weight matrices to the projection."""
 
+from itertools import permutations
+
 import torch
 import torch.nn.functional as F
 
@@ -9,13 +11,13 @@ from ..exercises import Exercise, Mistake
 from .core import seeded_randn
 
 
-def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1):
+def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1, heads=None):
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
-    "after" it or None, softmax, projection)."""
+    "after" it or None, softmax, projection, `heads`: whose weights each place in the concatenation gets)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
     future = future_mask(x.shape[-2])
     outs = []
-    for h in range(wq.shape[0]):
+    for h in range(wq.shape[0]) if heads is None else heads:
         wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
         if mask == "before":
             wei = wei.masked_fill(future, float("-inf"))
@@ -41,6 +43,24 @@ def _projection(wp: torch.Tensor, T: int):
     return proj
 
 
+def _explain_heads(got, expected, inputs) -> str | None:
+    """Words for heads that are each right but side by side in another order, or that all use one head's weights."""
+    x, wq, wk, wv, proj = inputs
+    n_head = len(wq)
+    for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
+        if list(heads) == list(range(n_head)):
+            continue
+        same = _right(x, wq, wk, wv, proj, heads=heads)
+        if got.shape == same.shape and torch.allclose(got.double(), same.double(), atol=1e-4):
+            if len(set(heads)) == 1:
+                return (f"every head used head {heads[0]}'s weights: head h must use its own, wq[h], wk[h] and wv[h] "
+                        "(check the index inside your loop).")
+            return (f"each head is right, but they are side by side in the order {', '.join(map(str, heads))}: proj "
+                    "reads head 0's numbers first, then head 1's, and so on, so put the outputs in the order of the "
+                    "heads.")
+    return None
+
+
 def _case(seed: int, shape: tuple, n_head: int) -> tuple:
     """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj."""
     C = shape[-1]
@@ -53,6 +73,7 @@ EXERCISES = (
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
         cases=(_case(10, (2, 6, 24), 4), _case(11, (3, 5, 12), 3)),  # head_size 6 and 4: never √C or n_head
+        explain=_explain_heads,
         mistakes=(
             Mistake(
                 "concatenated_along_time",
