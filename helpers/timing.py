@@ -124,11 +124,10 @@ def measure_peak(fn, head, x) -> int:
 
 # Calls whose arrivals measure_time compares, and the figure it keeps: the lower median, what a typical call needs.
 # Now and then one call is unlike the others. With every freed block kept, glibc's heap is still settling after the
-# timing calls, and a call that finds no free stretch large enough grows the heap by 32 or 64 MiB: in 60 fresh
-# processes (T = 1,024, batch 8, width 4; 30 calls each) that came in at most four calls in a row, and in 40 more
-# (the notebook's sizes, two at a time) in at most 3 of the 10 calls. Under the usual rules a call can find a freed
-# 32 MiB block still in the heap and take only three matrices fresh: 1 of those 40 processes had one such call in
-# ten (T = 1,024), enough to fail a check on the least of the calls. The lower median needs half the calls to stray.
+# timing calls, and a call that finds no free stretch large enough grows the heap: in 8 runs at the notebook's sizes
+# (4 December 2026, a fresh process for each T), 2 or 3 of the 10 calls at a T did at most. Under the usual rules
+# every one of those 80 calls at T = 1,024 fetched all four 32 MiB matrices (128 to 136 MiB). When every T shared
+# one process, a call could find a freed 32 MiB block left in the heap by an earlier T and fetch only three.
 ARRIVAL_CALLS = 10
 
 
@@ -208,15 +207,15 @@ def has_glibc() -> bool:
 def time_under_malloc_rules(fn, rules: dict, lengths, batch: int, width: int):
     """{rule: [(seconds per call, MiB that arrived from the operating system during a call), one per T]}, or None.
 
-    `rules` maps names to glibc malloc settings as environment variables ({} for glibc's usual rules). Each rule
-    gets a fresh Python process, one after another, so that no rule inherits another's memory or shares the CPU.
-    None unless this is Linux with glibc.
+    `rules` maps names to glibc malloc settings as environment variables ({} for glibc's usual rules). Each rule and
+    each T gets a fresh Python process, one after another, so that no measurement inherits what another left in
+    glibc's heap, and none shares the CPU. None unless this is Linux with glibc.
     """
     if not has_glibc():
         return None
     results = {}
     for rule, malloc in rules.items():
-        figures = finish(fn.__name__, start_fresh_process(fn, "time", lengths, batch, width, malloc))
+        figures = [finish(fn.__name__, start_fresh_process(fn, "time", [T], batch, width, malloc))[0] for T in lengths]
         results[rule] = [(seconds, arrived / 2**20) for seconds, arrived in figures]
     return results
 

@@ -137,6 +137,22 @@ def test_every_fresh_process_asks_for_small_pages_only():
     assert len(peaks["peak"]) == len(runs["usual"]) == 1
 
 
+def one_length_per_process(head, x, lengths_seen=[]):  # noqa: B006 - the list lives as long as its process
+    """A head that fails when one process is given inputs of two lengths."""
+    lengths_seen.append(x.shape[-2])
+    if len(set(lengths_seen)) > 1:
+        raise ValueError(f"one process measured T = {sorted(set(lengths_seen))}")
+    return head(x)
+
+
+@pytest.mark.slow  # fresh Pythons (torch imported afresh): `make test-slow`
+@pytest.mark.skipif(not timing.has_glibc(), reason="needs Linux with glibc")
+def test_time_under_malloc_rules_measures_each_length_in_a_process_of_its_own():
+    # what one T leaves in glibc's heap (a freed 32 MiB block) must not serve the next T's matrices
+    runs = timing.time_under_malloc_rules(one_length_per_process, {"usual": {}}, [16, 32], batch=1, width=4)
+    assert len(runs["usual"]) == 2
+
+
 def test_time_under_malloc_rules_says_none_without_glibc(monkeypatch):
     monkeypatch.setattr(timing.platform, "libc_ver", lambda: ("", ""))
     assert timing.time_under_malloc_rules(naive, {"usual": {}}, [16], batch=1, width=4) is None
