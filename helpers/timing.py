@@ -13,7 +13,7 @@ as they are freed (glibc's MALLOC_MMAP_THRESHOLD_), so one call's leftovers do n
 `resource.getrusage` would not do: a process started from a notebook inherits the kernel's own peak in its
 `ru_maxrss`.
 
-`time_under_malloc_rules` times `fn(head, x)` the same way, once per rule, each in a fresh process whose glibc
+`time_under_malloc_rules` times `fn(head, x)` the same way, in a fresh process for each rule and each T, whose glibc
 malloc is set by that rule's environment variables, and counts the memory that arrives from the operating system
 during a call (minor page faults, from `resource.getrusage`). Each fresh process asks Linux for 4 KiB pages only, so
 that a fault brings the same 4 KiB on every machine, with or without transparent huge pages.
@@ -140,7 +140,8 @@ def small_pages_only() -> None:
     """Ask Linux to give this process its memory in 4 KiB pages, never in 2 MiB huge ones (where it can).
 
     Where transparent huge pages are on (/sys/kernel/mm/transparent_hugepage), one page fault can bring 2 MiB instead
-    of 4 KiB, so counting faults would no longer count bytes, and fresh memory would cost less than in the text.
+    of 4 KiB, so counting faults would no longer count bytes, and fresh memory would cost what it does there, not
+    what it cost in the notebook's runs.
     """
     import ctypes
 
@@ -149,7 +150,7 @@ def small_pages_only() -> None:
 
 
 def child_main() -> None:
-    """In the fresh process: define the function it was sent, measure it once per T, print the figures.
+    """In the fresh process: define the function it was sent, measure it once per T it was given, print the figures.
 
     Only torch and the course's Head are loaded (Head straight from attention.py, not the whole helpers package).
     """
