@@ -35,7 +35,7 @@ from helpers.exercises.core import (
     judge,
     size_of,
 )
-from helpers.exercises.explain import explain_weights
+from helpers.exercises.explain import explain_scores, explain_weights
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = all_exercises()
@@ -463,8 +463,43 @@ def test_unnamed_wrong_answers_get_plain_words(name, make, words):
     ],
 )
 def test_explain_weights_names_the_first_problem(weights, words):
-    said = explain_weights(torch.tensor(weights), None, ())
+    said = explain_weights(torch.tensor(weights), None, (), atol=1e-4)
     assert said == words if words is None else words in said
+
+
+def test_explain_weights_judges_a_row_sum_by_the_tolerance_it_is_given():
+    weights = torch.tensor([[1.0, 0.0], [0.5, 0.502]])
+    assert "row 1 sums to 1" in explain_weights(weights, None, (), atol=1e-4)
+    assert explain_weights(weights, None, (), atol=1e-2) is None
+
+
+def test_explain_scores_compares_the_past_within_the_tolerance_it_is_given():
+    expected = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+    got = torch.tensor([[1.001, 7.0], [3.0, 4.0]], dtype=torch.float64)  # past 0.001 off, the future filled with 7
+    assert "every future one is 7" in explain_scores(got, expected, (), 1e-2, scale="")
+    assert explain_scores(got, expected, (), 1e-4, scale="") is None
+
+
+def test_every_explain_is_handed_the_exercises_own_tolerance():
+    told = []
+
+    def explain(got, expected, inputs, atol):
+        told.append(atol)
+        return "said by explain"
+
+    loose = Exercise("loose", lambda x: x * 2, ((torch.ones(2),), (torch.ones(3),)), explain=explain, atol=0.05)
+    feedback = judge(loose, lambda x: x * 3)
+    assert feedback.passed is False and "said by explain" in feedback.message
+    assert told and set(told) == {0.05}  # once per case it judged
+
+
+@pytest.mark.parametrize("exercise", [e for e in ALL if e.explain], ids=lambda e: e.name)
+def test_each_declared_explain_takes_the_tolerance(exercise):
+    try:
+        inspect.signature(exercise.explain).bind("got", "expected", "inputs", "atol")
+    except TypeError as err:
+        pytest.fail(f"{exercise.name}'s explain must take (got, expected, inputs, atol), the exercise's tolerance "
+                    f"last: {err}", pytrace=False)
 
 
 @pytest.mark.parametrize(

@@ -89,8 +89,8 @@ class Exercise:
     cases: input tuples, tried in order; at least two, whose first inputs differ in size.
     mistakes: the named mistakes, tried in order against a wrong answer.
     exact_zeros: optional ExactZeros, the entries that must be exactly 0.
-    explain: optional `(got, expected, inputs) -> str | None`: plain words for a wrong answer that
-        no named mistake matches.
+    explain: optional `(got, expected, inputs, atol) -> str | None`: plain words for a wrong answer that
+        no named mistake matches; `atol` is the exercise's own, for every comparison it makes.
     atol: the tolerance for every other entry.
     notebook: the key of the declaring notebook ("nb03"), the name of its module; all_exercises() fills it in.
     """
@@ -385,7 +385,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     if not got.any():  # in every exercise: a result that was never filled in
         return Feedback(False, "every entry of your result is 0: was a tensor never filled in (an == typed where an = "
                                "was meant, say)?")
-    hint = exercise.explain(got, expected, inputs) if exercise.explain else None
+    hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
     return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
 
 

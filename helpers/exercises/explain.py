@@ -3,12 +3,12 @@
 import torch
 
 from ..attention import future_mask
-from .core import NAN_CAUSES, as_float, first_index, fmt, fmt_apart
+from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart
 
 
-def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
     """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight,
-    a future weight that is not exactly 0, a row that does not sum to 1; None when none of these."""
+    a future weight that is not exactly 0, a row that does not sum to 1 within `atol`; None when none of these."""
     got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
@@ -33,20 +33,21 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) ->
             "everything above the diagonal must be exactly 0."
         )
     sums = got.sum(-1)
-    off = (sums - 1).abs() > 1e-4
+    off = (sums - 1).abs() > atol
     if off.any():
         row = first_index(off)[0]
         return f"row {row} sums to {fmt_apart(sums[row], 1)[0]}: did you normalise by row, so that each row sums to 1?"
     return None
 
 
-def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, scale: str) -> str | None:
-    """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words; `scale` is the sentence
-    that says what the right scale is. None when it is none of these."""
+def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float, *, scale: str) -> str | None:
+    """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words (the past and present
+    compared within `atol`); `scale` is the sentence that says what the right scale is. None when it is none of
+    these."""
     future = future_mask(got.shape[-1])
     filled = got[..., future]
     one_value = filled.numel() > 0 and bool((filled == filled.flatten()[0]).all())
-    if one_value and torch.allclose(got[..., ~future], expected[..., ~future], atol=1e-4):
+    if one_value and close(got[..., ~future], expected[..., ~future], atol):
         return (
             f"your scores for the past and the present are right, but every future one is {fmt(filled.flatten()[0])}: "
             "this step scores every pair, future included. Masking the future is the head's next line, so leave it "

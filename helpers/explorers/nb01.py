@@ -9,6 +9,7 @@ from matplotlib.transforms import offset_copy
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
+from ..exercises.core import close
 from ..plots import TEXT_PT, char_label
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
@@ -199,12 +200,12 @@ def _skips_self_row0_patched(x):
 SKIPS_SELF_HINT = "row t averages only x[0] … x[t-1]: x[:t] leaves position t itself out. Use x[: t + 1]."
 
 
-def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
     """Plain words for a wrong running average that matches no named mistake."""
     if torch.isnan(got).any():
         row = int(torch.isnan(got).any(-1).nonzero()[0])
         return f"row {row} is NaN: did it average an empty slice? Row t averages x[: t + 1], never nothing."
-    rows_ok = [bool(torch.allclose(got[t], expected[t], atol=1e-4)) for t in range(len(got))]
+    rows_ok = [close(got[t], expected[t], atol) for t in range(len(got))]
     if not rows_ok[0]:
         return "row 0 should be x[0] itself: the average of one vector is that vector."
     if all(rows_ok):

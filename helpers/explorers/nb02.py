@@ -105,9 +105,9 @@ def tril(T: int) -> torch.Tensor:
     return torch.tril(torch.ones(T, T))
 
 
-def explain_averaging_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str:
+def explain_averaging_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str:
     """The shared weight hints, then the one left for valid but unequal weights."""
-    return explain_weights(got, expected, inputs) or (
+    return explain_weights(got, expected, inputs, atol) or (
         "every row sums to 1 and the future gets 0, but the weights are not equal: "
         "row i should give exactly 1/(i+1) to each of positions 0…i."
     )

@@ -165,7 +165,7 @@ def divide_by_sum(masked: torch.Tensor) -> torch.Tensor:
 EXP_LIMITS = (-103.0, 88.0)  # in float32, e^x rounds to 0 below about −104 and overflows to inf above about 88
 
 
-def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
+def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
     """A NaN row whose visible scores leave float32's range for e^x, in words; else the shared weight hints."""
     scores = inputs[0].double()
     visible_top = fill_future(scores, float("-inf")).max(-1).values  # each row's largest visible score
@@ -179,7 +179,7 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
                 "NaN in float32. Mask the future with −∞ and use torch.softmax(..., dim=-1), which subtracts each "
                 "row's largest score first (shift invariance), so that score becomes e⁰ = 1 and the sum stays sound."
             )
-    return explain_weights(got, expected, inputs)
+    return explain_weights(got, expected, inputs, atol)
 
 
 EXERCISES = (
@@ -297,8 +297,9 @@ KEEPDIM_HINT = (
 )
 
 
-def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tuple) -> str | None:
-    """Plain words for a wrong standardisation that matches no named mistake."""
+def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
+    """Plain words for a wrong standardisation that matches no named mistake (a mean or variance off by more than
+    1e-3, looser than `atol`: each sums a whole row's errors)."""
     means = got.mean(-1)
     if (means.abs() > 1e-3).any():
         row = int((means.abs() > 1e-3).nonzero()[0])

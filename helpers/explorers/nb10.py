@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from ..attention import future_mask
 from ..exercises import Exercise, Mistake
+from ..exercises.core import as_float, close
 from .core import seeded_randn
 
 
@@ -43,7 +44,7 @@ def _projection(wp: torch.Tensor, T: int):
     return proj
 
 
-def _explain_heads(got, expected, inputs) -> str | None:
+def _explain_heads(got, expected, inputs, atol) -> str | None:
     """Words for heads that are each right but side by side in another order, or that all use one head's weights."""
     x, wq, wk, wv, proj = inputs
     n_head = len(wq)
@@ -51,7 +52,7 @@ def _explain_heads(got, expected, inputs) -> str | None:
         if list(heads) == list(range(n_head)):
             continue
         same = _right(x, wq, wk, wv, proj, heads=heads)
-        if got.shape == same.shape and torch.allclose(got.double(), same.double(), atol=1e-4):
+        if got.shape == same.shape and close(got, as_float(same), atol):
             if len(set(heads)) == 1:
                 return (f"every head used head {heads[0]}'s weights: head h must use its own, wq[h], wk[h] and wv[h] "
                         "(check the index inside your loop).")
