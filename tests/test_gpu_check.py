@@ -153,3 +153,40 @@ def test_make_execute_stops_at_a_signal_and_says_which_notebook(monkeypatch, tmp
         "00_a.ipynb: stopped by Ctrl-C or SIGTERM before the notebook's end; the file keeps its earlier outputs, "
         "and nothing after it ran.\n"
     )
+
+
+# ---- `make colab-check` reports with the same table ----------------------------------------------------------------
+
+def colab_run(monkeypatch, capsys, found, results, stopped=False):
+    """colab_check.main on the first notebook, its kernel reporting `found`, the run giving `results`: (status, out)."""
+    from tools import colab_check
+
+    monkeypatch.setattr(colab_check, "kernel_versions", lambda folder: found)
+    monkeypatch.setattr(colab_check, "run_in_turn", lambda paths, device: (results, stopped))
+    status = colab_check.main([notebook_paths()[0].name])
+    return status, capsys.readouterr().out
+
+
+def test_colab_check_prints_one_row_per_notebook_and_fails_when_one_fails(monkeypatch, capsys):
+    from tools.colab_check import pinned_versions
+
+    results = [Result("00_a.ipynb", passed=True, seconds=4.56, device="cpu (x86_64)"),
+               Result("01_b.ipynb", passed=False, seconds=1.0, device="cpu (x86_64)", error="AssertionError: x")]
+    status, out = colab_run(monkeypatch, capsys, pinned_versions(), results)
+    assert status == 1 and "| 00_a.ipynb | pass | 4.6 | cpu (x86_64) |" in out
+    assert "| 01_b.ipynb | FAIL: AssertionError: x | 1.0 | cpu (x86_64) |" in out and "1 passed, 1 failed" in out
+    status, out = colab_run(monkeypatch, capsys, pinned_versions(), results[:1])
+    assert status == 0 and "1 passed, 0 failed" in out
+    status, out = colab_run(monkeypatch, capsys, pinned_versions(), results[:1] + [Result("01_b.ipynb", None)], True)
+    assert status == 130 and "| 01_b.ipynb | skipped | - | - |" in out and "the rest not run" in out
+
+
+def test_colab_check_runs_nothing_on_other_versions_than_colabs(monkeypatch, capsys):
+    from tools.colab_check import pinned_versions
+
+    found = {**pinned_versions(), "torch": "9.9.9+cpu"}
+    status, out = colab_run(monkeypatch, capsys, found, results=[])
+    assert status == 2 and "Not Colab's versions, nothing was run" in out
+    assert f"torch: the kernel has 9.9.9+cpu, Colab's is {pinned_versions()['torch']}" in out
+    found["torch"] = pinned_versions()["torch"] + "+cu124"  # a local build tag is the same version
+    assert colab_run(monkeypatch, capsys, found, results=[])[0] == 0

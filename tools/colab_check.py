@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from tools.gpu_check import cell, run_in_turn
+from tools.gpu_check import results_table, run_in_turn
 from tools.notebooks import notebook_client, notebook_paths
 
 REQUIREMENTS = Path(__file__).with_name("colab-requirements.txt")
@@ -65,9 +65,7 @@ def main(argv) -> int:
         print("Not Colab's versions, nothing was run:\n  " + "\n  ".join(problems))
         return 2
     results, stopped = run_in_turn(paths, "cpu")
-    print("\n| notebook | result | seconds |\n|---|---|---:|")
-    for r in results:
-        print(f"| {cell(r.notebook)} | {cell(r.verdict)} | {'-' if r.seconds is None else f'{r.seconds:.1f}'} |")
+    print("\n" + results_table(results))
     passed, failed = sum(r.passed is True for r in results), sum(r.passed is False for r in results)
     print(f"\n{passed} passed, {failed} failed" + (", the rest not run" if stopped else ""))
     return 130 if stopped else 1 if failed else 0

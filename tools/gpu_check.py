@@ -183,14 +183,14 @@ def run_in_turn(paths, device: str = "cuda", timeout: int = 900, keep: Path | No
 
 
 def markdown_table(results, env: dict) -> str:
-    """The report: one line about the machine, then `| notebook | result | seconds | device |`."""
+    """The report: one line about the machine, then the results_table."""
     versions = ", ".join(f"{key} {value}" for key, value in env.items() if key != "date_utc")
-    lines = [
-        f"GPU check, {env.get('date_utc', '')}: {versions}",
-        "",
-        "| notebook | result | seconds | device |",
-        "|---|---|---:|---|",
-    ]
+    return f"GPU check, {env.get('date_utc', '')}: {versions}\n\n{results_table(results)}"
+
+
+def results_table(results) -> str:
+    """`| notebook | result | seconds | device |`, one row per Result (also `make colab-check`'s table)."""
+    lines = ["| notebook | result | seconds | device |", "|---|---|---:|---|"]
     for r in results:
         seconds = "-" if r.seconds is None else f"{r.seconds:.1f}"
         lines.append(f"| {cell(r.notebook)} | {cell(r.verdict)} | {seconds} | {cell(r.device)} |")
