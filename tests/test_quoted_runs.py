@@ -1,9 +1,9 @@
 """Claims a notebook makes from runs it does not make in its own cells, re-run here (CI's `make test-slow`).
 
-Notebook 11 quotes two such runs for its whys, each too long for a reader to wait for in a cell: that at learning
-rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap, and that a stack of blocks without residual
-paths or LayerNorm can learn at a smaller learning rate. Each is re-run here at the notebook's seed, 1337, with the
-notebook's own models and recipe.
+Notebook 11 quotes three such runs for its whys, each too long for a reader to wait for in a cell: that at learning
+rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap; that a stack of blocks without residual paths
+or LayerNorm can learn at a smaller learning rate; and that the finished model does not overfit yet (so its dropout
+is 0). Each is re-run here at the notebook's seed, 1337, with the notebook's own models and recipe.
 """
 
 import nbformat
@@ -62,3 +62,10 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     recipes = train_and_measure(neither, *splits)[1]
     assert smaller < COUNTED_BIGRAM - 0.02, f"at 3e-3 it learns, below the bigram's 2.482: {smaller:.3f}"
     assert abs(recipes - IGNORING_THE_INPUT) <= 0.01, f"at the recipe's 1e-2, the frequencies' loss: {recipes:.3f}"
+
+
+@pytest.mark.slow  # two trainings of the finished model, about 50 s
+def test_11_the_finished_model_does_not_overfit_yet(splits):
+    recipe = train_and_measure(TransformerModel, *splits)[1]
+    longer = train_and_measure(TransformerModel, *splits, steps=2000)[1]
+    assert longer < recipe - 0.005, f"2,000 steps end lower than 1,500: {longer:.3f} against {recipe:.3f}"
