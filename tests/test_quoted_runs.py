@@ -7,7 +7,8 @@ LayerNorm can learn at a smaller learning rate; and that the finished model does
 its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them.
 """
 
-import nbformat
+import ast
+
 import pytest
 import torch
 import torch.nn as nn
@@ -16,7 +17,7 @@ from helpers import counted_bigram
 from helpers.blocks import Block, LayerNormModel, ResidualModel, TransformerModel
 from helpers.data import VOCAB_SIZE, encode, load_text, train_val_split
 from helpers.training import token_losses, train_and_measure
-from tools.notebooks import notebook_paths, strip_magics
+from tests.test_notebook_copies import notebook_definition
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +26,13 @@ def splits():
     return train_val_split(torch.tensor(encode(load_text()), dtype=torch.long))
 
 
-def notebook_11_stacks() -> dict:
-    """11's makers of three-block stacks ({"both": …, "neither": …}), from the notebook cell that defines them."""
-    nb = nbformat.read(notebook_paths(["11"])[0], as_version=4)
-    source = next(cell.source for cell in nb.cells if cell.cell_type == "code" and "def stack(" in cell.source)
-    namespace = {"Block": Block, "TransformerModel": TransformerModel, "nn": nn, "show_diff": lambda *pair: None}
-    exec(strip_magics(source), namespace)
-    return namespace["stacks"]
+def notebook_11_stack():
+    """11's own `stack(residual, layer_norm)` (and the PlainBlock it uses), run from the notebook's definitions."""
+    namespace = {"Block": Block, "TransformerModel": TransformerModel, "nn": nn}
+    for name in ("PlainBlock", "stack"):
+        _, node = notebook_definition("11", name)
+        exec(compile(ast.Module([node], type_ignores=[]), f"notebook 11's {name}", "exec"), namespace)
+    return namespace["stack"]
 
 
 def layer_norms_gap(splits, **recipe) -> float:
@@ -60,7 +61,7 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     bigram = token_losses(counted_bigram(train_data), val_data).mean().item()
     counts = torch.bincount(train_data, minlength=VOCAB_SIZE).float()  # as 11 scores the frequencies' loss
     frequencies = nn.functional.cross_entropy(counts.log().expand(len(val_data), -1), val_data).item()
-    neither = notebook_11_stacks()["neither"]
+    neither = notebook_11_stack()(residual=False, layer_norm=False)
     smaller = train_and_measure(neither, *splits, lr=3e-3)[1]
     recipes = train_and_measure(neither, *splits)[1]
     figures = (f"the stack with neither: {smaller:.3f} at 3e-3, {recipes:.3f} at 1e-2; the bigram {bigram:.3f}, "
