@@ -1,21 +1,29 @@
 """Claims a notebook makes from runs it does not make in its own cells, re-run here (CI's `make test-slow`).
 
-Notebook 11 quotes three such runs for its whys, left out of its cells to keep its run short: that at learning rate
-1e-2 the falling rate, not the longer run, closes LayerNorm's gap; that a stack of blocks without residual paths or
-LayerNorm can learn at a smaller learning rate; and that the finished model does not overfit yet (so its dropout is
-0). Each is re-run here at the notebook's seed, 1337, with the notebook's own models and recipe. Each test prints
-its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them.
+Notebook 07 reads the gradients of its trained heads, not AdamW's own averages; the run here reads the averages at
+the end of the same training, to show that the wide unscaled head's steps collapsed with its gradient, and that a
+healthy head's steps stay below the learning rate because its gradients partly cancel. Notebook 10 says that taking
+the output projection out of 11's models changes their loss by about as much as a change of seed. Notebook 11 quotes
+three runs for its whys, left out of its cells to keep its run short: that at learning rate 1e-2 the falling rate,
+not the longer run, closes LayerNorm's gap; that a stack of blocks without residual paths or LayerNorm can learn at
+a smaller learning rate; and that the finished model does not overfit yet (so its dropout is 0). Each is re-run here
+at the notebook's seed, 1337, with the notebook's own models and recipe. Each test prints its figures:
+`python -m pytest -s tests/test_quoted_runs.py` shows them.
 """
 
 import ast
+import functools
 
 import pytest
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from helpers import counted_bigram
-from helpers.blocks import Block, LayerNormModel, ResidualModel, TransformerModel
+from helpers import OneHeadModel, attend_qkv, attention_weights, counted_bigram, cpu_threads, seed_everything, train
+from helpers.blocks import Block, LayerNormModel, MultiHeadAttention, ResidualModel, TransformerModel
 from helpers.data import VOCAB_SIZE, encode, load_text, train_val_split
+from helpers.runtime import pick_device
 from helpers.training import token_losses, train_and_measure
 from tests.test_notebook_copies import notebook_definition
 
@@ -26,12 +34,99 @@ def splits():
     return train_val_split(torch.tensor(encode(load_text()), dtype=torch.long))
 
 
+def notebook_namespace(number: str, names: tuple, **given) -> dict:
+    """The notebook's own definitions of `names`, run in order in a namespace that holds `given` (what they use)."""
+    namespace = dict(given)
+    for name in names:
+        _, node = notebook_definition(number, name)
+        exec(compile(ast.Module([node], type_ignores=[]), f"notebook {number}'s {name}", "exec"), namespace)
+    return namespace
+
+
+def adamw_at_the_end(run, weight: torch.Tensor) -> dict:
+    """Call `run()`, which trains with AdamW, and read AdamW's two averages for `weight` after its last step.
+
+    Returns medians over the weight's numbers of: 'step', |m̂| / (√v̂ + eps), the step in units of the learning rate
+    (without the weight decay); 'cancelling', |m̂| over the same β₁ average of |gradient|, below 1 as far as the
+    recent gradients cancel each other; 'size', that average of |gradient| over √v̂, below 1 as far as the recent
+    gradients are smaller than the ones v̂ still remembers (β₂ = 0.999: about the last thousand steps).
+    """
+    seen = {"abs_average": torch.zeros_like(weight)}
+
+    def after_step(optimiser, args, kwargs):  # PyTorch calls this after every step of every optimiser
+        seen["optimiser"] = optimiser
+        beta1 = optimiser.param_groups[0]["betas"][0]
+        seen["abs_average"].mul_(beta1).add_(weight.grad.abs(), alpha=1 - beta1)
+
+    hook = register_optimizer_step_post_hook(after_step)
+    try:
+        run()
+    finally:
+        hook.remove()
+    optimiser = seen["optimiser"]
+    (beta1, beta2), eps = optimiser.param_groups[0]["betas"], optimiser.param_groups[0]["eps"]
+    state = optimiser.state[weight]
+    steps = float(state["step"])
+    first = (state["exp_avg"] / (1 - beta1**steps)).abs()  # |m̂|, bias-corrected as AdamW does
+    second = (state["exp_avg_sq"] / (1 - beta2**steps)).sqrt()  # √v̂
+    abs_average = seen["abs_average"] / (1 - beta1**steps)
+    return {"step": (first / (second + eps)).median().item(), "cancelling": (first / abs_average).median().item(),
+            "size": (abs_average / second).median().item()}
+
+
+@pytest.mark.slow  # two trainings of 07's wide head, about 15 s
+def test_07_the_wide_unscaled_heads_steps_collapsed_with_its_gradient_not_its_noise(splits):
+    train_data, val_data = splits
+    device = pick_device(verbose=False)
+    names = ("attend_scaled", "Head", "UnscaledHead", "near_one_hot", "train_one_head")
+    nb07 = notebook_namespace("07", names, torch=torch, nn=nn, F=F, OneHeadModel=OneHeadModel, attend_qkv=attend_qkv,
+                              attention_weights=attention_weights, cpu_threads=cpu_threads, train=train,
+                              device=device, train_data=train_data, val_data=val_data)
+    found = {}
+    for scaled in (False, True):
+        seed_everything(1337)  # as 07's training cell, before each head
+        head = nb07["Head"](32, 256) if scaled else nb07["UnscaledHead"](32, 256)
+        attend = nb07["attend_scaled"] if scaled else attend_qkv
+        train_it = functools.partial(nb07["train_one_head"], head, attend)
+        found[scaled] = adamw_at_the_end(train_it, head.query.weight)
+    unscaled, scaled = found[False], found[True]
+    figures = "; ".join(f"{name} 256 head's query weights after 800 steps: step {run['step']:.2g} × the learning rate, "
+                        f"cancelling {run['cancelling']:.2f}, size {run['size']:.2g}"
+                        for name, run in (("the unscaled", unscaled), ("the scaled", scaled)))
+    print(figures)
+    assert unscaled["step"] < 1e-3, f"the wide unscaled head's steps collapsed ({figures})"
+    assert 0.05 < scaled["step"] < 1, f"the scaled head's steps stay below the learning rate ({figures})"
+    assert scaled["cancelling"] < 0.5 < scaled["size"], f"a healthy head's gradients cancel, not shrink ({figures})"
+    assert unscaled["size"] < 1e-3 and unscaled["cancelling"] > 0.1, (
+        f"the unscaled head's gradients are no less steady; they became small after being large ({figures})"
+    )
+
+
+def without_projections(model: nn.Module) -> nn.Module:
+    """`model` with the output projection of every MultiHeadAttention taken out (its heads' outputs go on as they are).
+
+    Taken out after the model is built, so every other weight starts as it does with the projection."""
+    for module in model.modules():
+        if isinstance(module, MultiHeadAttention):
+            module.proj = nn.Identity()
+    return model
+
+
+@pytest.mark.slow  # six trainings, about 75 s
+def test_10_the_projection_changes_the_loss_of_11s_models_as_little_as_a_seed(splits):
+    moved = {}
+    for make in (ResidualModel, LayerNormModel, TransformerModel):
+        with_it = train_and_measure(make, *splits)[1]
+        moved[make.__name__] = train_and_measure(lambda make=make: without_projections(make()), *splits)[1] - with_it
+    figures = ", ".join(f"{name} {change:+.3f}" for name, change in moved.items())
+    print(f"the loss without the projection minus with it: {figures}")
+    # 10 quotes the seeds' spread of these models' losses as up to 0.02
+    assert all(abs(change) < 0.02 for change in moved.values()), f"no more than a change of seed ({figures})"
+
+
 def notebook_11_stack():
     """11's own `stack(residual, layer_norm)` (and the PlainBlock it uses), run from the notebook's definitions."""
-    namespace = {"Block": Block, "TransformerModel": TransformerModel, "nn": nn}
-    for name in ("PlainBlock", "stack"):
-        _, node = notebook_definition("11", name)
-        exec(compile(ast.Module([node], type_ignores=[]), f"notebook 11's {name}", "exec"), namespace)
+    namespace = notebook_namespace("11", ("PlainBlock", "stack"), Block=Block, TransformerModel=TransformerModel, nn=nn)
     return namespace["stack"]
 
 
