@@ -4,11 +4,12 @@ Notebook 07 reads the gradients of its trained heads, not AdamW's own averages; 
 the end of the same training, to show that the wide unscaled head's steps collapsed with its gradient, and that a
 healthy head's steps stay below the learning rate because its gradients partly cancel. Notebook 10 says that taking
 the output projection out of 11's models changes their loss by about as much as a change of seed. Notebook 11 quotes
-three runs for its whys, left out of its cells to keep its run short: that at learning rate 1e-2 the falling rate,
-not the longer run, closes LayerNorm's gap; that a stack of blocks without residual paths or LayerNorm can learn at
-a smaller learning rate; and that the finished model does not overfit yet (so its dropout is 0). Each is re-run here
-at the notebook's seed, 1337, with the notebook's own models and recipe. Each test prints its figures:
-`python -m pytest -s tests/test_quoted_runs.py` shows them.
+runs for its whys, left out of its cells to keep its run short: that at learning rate 1e-2 the falling rate, not
+the longer run, closes LayerNorm's gap; that a stack of blocks without residual paths or LayerNorm can learn at a
+smaller learning rate; that three blocks without their LayerNorms end a little lower at the recipe, while at
+constant rates the LayerNorms help; and that the finished model does not overfit yet (so its dropout is 0). Each
+is re-run here at the notebook's seed, 1337, with the notebook's own models and recipe. Each test prints its
+figures: `python -m pytest -s tests/test_quoted_runs.py` shows them.
 """
 
 import ast
@@ -166,9 +167,31 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert abs(recipes - frequencies) <= 0.01, f"at the recipe's 1e-2 it ends at the frequencies' loss ({figures})"
 
 
-@pytest.mark.slow  # two trainings of the finished model, about 50 s
-def test_11_the_finished_model_does_not_overfit_yet(splits):
-    recipe = train_and_measure(TransformerModel, *splits)[1]
+@pytest.fixture(scope="module")
+def finished(splits) -> float:
+    """The validation loss of 11's finished model (three blocks) after the recipe, as 11's cell trains it."""
+    return train_and_measure(TransformerModel, *splits)[1]
+
+
+@pytest.mark.slow  # five trainings of three blocks, about 50 s (with the finished model's, shared, 75 s)
+def test_11_layer_norm_costs_three_blocks_a_little_at_the_recipe_and_helps_at_constant_rates(splits, finished):
+    stack = notebook_11_stack()
+    residual_only = train_and_measure(stack(layer_norm=False), *splits)[1]
+    gaps = {}  # constant learning rate → the loss without LayerNorm minus with it, after 500 steps
+    for rate in (1e-2, 3e-2):
+        without, with_ = (train_and_measure(stack(layer_norm=layer_norm), *splits, steps=500, lr=rate, decay=False)[1]
+                          for layer_norm in (False, True))
+        gaps[rate] = without - with_
+    figures = (f"three blocks after the recipe: {finished:.3f} with LayerNorm, {residual_only:.3f} without; after 500 "
+               f"steps, without minus with: {gaps[1e-2]:+.3f} at a constant 1e-2, {gaps[3e-2]:+.3f} at 3e-2")
+    print(figures)
+    assert 0 < finished - residual_only < 0.04, f"at the recipe, without LayerNorm a little lower ({figures})"
+    assert gaps[1e-2] > 0.01 and gaps[3e-2] > 0.02, f"at constant rates, with LayerNorm lower ({figures})"
+
+
+@pytest.mark.slow  # one more training of the finished model, about 30 s (with the shared one, 50 s)
+def test_11_the_finished_model_does_not_overfit_yet(splits, finished):
+    recipe = finished
     longer = train_and_measure(TransformerModel, *splits, steps=2000)[1]
     print(f"the finished model on the validation text: {recipe:.3f} after 1,500 steps, {longer:.3f} after 2,000")
     assert longer < recipe - 0.005, f"2,000 steps end lower than 1,500: {longer:.3f} against {recipe:.3f}"
