@@ -151,18 +151,20 @@ def cpu_threads(n: int):
         torch.set_num_threads(before)
 
 
-def train_and_measure(make, train_data, val_data, steps=1500, lr=1e-2, decay=True, seed=1337, batch_losses=None):
+def train_and_measure(make, train_data, val_data, steps=1500, lr=1e-2, decay=True, seed=1337, batch_losses=None,
+                      batch_size=64):
     """Notebooks 10 and 11's one recipe: build `make()` from a fixed seed, train it, measure it on all of val_data.
 
-    Batch 64; AdamW (fused) at `lr`, which (with `decay`) falls to lr / 10 along a cosine; no loss is estimated
-    along the way, but each batch's training loss is appended to the list `batch_losses` when one is given.
+    Batches of `batch_size` chunks (64); AdamW (fused) at `lr`, which (with `decay`) falls to lr / 10 along a cosine;
+    no loss is estimated along the way, but each batch's training loss is appended to the list `batch_losses` when
+    one is given.
     Returns (the trained model, in eval mode, on the course's device; its loss on the whole validation text, by
     token_losses).
     """
     seed_everything(seed)
     model = make().to(pick_device(verbose=False))
     with cpu_threads(1):  # one CPU thread for the training only, as in notebook 09
-        train(model, train_data, val_data, steps=steps, lr=lr, lr_min=lr / 10 if decay else None, batch_size=64,
-              eval_interval=None, fused=True, batch_losses=batch_losses)
+        train(model, train_data, val_data, steps=steps, lr=lr, lr_min=lr / 10 if decay else None,
+              batch_size=batch_size, eval_interval=None, fused=True, batch_losses=batch_losses)
     model.eval()
     return model, token_losses(model, val_data).mean().item()

@@ -189,6 +189,14 @@ def test_11_layer_norm_costs_three_blocks_a_little_at_the_recipe_and_helps_at_co
     assert gaps[1e-2] > 0.01 and gaps[3e-2] > 0.02, f"at constant rates, with LayerNorm lower ({figures})"
 
 
+@pytest.mark.slow  # one training of three blocks on chunks of 16, about 30 s (with the finished model's, shared, 55 s)
+def test_11_a_longer_context_takes_the_finished_model_further(splits, finished):
+    longer = train_and_measure(lambda: TransformerModel(block_size=16), *splits, batch_size=32)[1]
+    print(f"three blocks after the recipe: {finished:.3f} on chunks of 8 (batch 64), {longer:.3f} on chunks of 16 "
+          "(batch 32: the same 512 characters a step)")
+    assert longer < finished - 0.015, f"block 16 ends lower: {longer:.3f} against {finished:.3f}"
+
+
 @pytest.mark.slow  # one more training of the finished model, about 30 s (with the shared one, 50 s)
 def test_11_the_finished_model_does_not_overfit_yet(splits, finished):
     recipe = finished
