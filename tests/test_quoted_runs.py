@@ -1,17 +1,20 @@
 """Claims a notebook makes from runs it does not make in its own cells, re-run here (CI's `make test-slow`).
 
-- 09: what its trained head reads (the y of `you`, not the h of `hou`) is its run's luck: at seeds 1 and 2, and at
-  its own seed without the loss reports, the head reads and predicts otherwise.
 - 07: its cells read the trained heads' gradients, not AdamW's averages; read here after the same training, they show
   that the wide unscaled head's steps collapsed with its gradient, and that a healthy head's steps stay below the
   learning rate because its gradients partly cancel.
-- 10: taking the output projection out of 11's models changes their loss by about as much as a change of seed.
-- 11: at learning rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap; a stack of blocks without
-  residual paths or LayerNorm can learn at a smaller learning rate; three blocks without their LayerNorms end a
-  little lower at the recipe, while at constant rates the LayerNorms help; a longer context takes the finished model
-  further; and the finished model does not overfit yet (so its dropout is 0).
+- 09: what its trained head reads (the y of `you`, not the h of `hou`) is its run's luck: at seeds 1 and 2, and at
+  its own seed without the loss reports, the head reads and predicts otherwise.
+- 10: taking the output projection out of 11's models changes their loss by about as much as a change of seed;
+  that no head reads the h of `hou` holds at seed 1337 only.
+- 11: without residual paths some head carries each position's own character, at other seeds too; with them, the
+  heads are free, not forced, to read elsewhere (at seed 1339 one head's u of `hou` still reads itself). At learning
+  rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap; a stack of blocks without residual paths
+  or LayerNorm can learn at a smaller learning rate; three blocks without their LayerNorms end a little lower at the
+  recipe, while at constant rates the LayerNorms help; a longer context takes the finished model further; and the
+  finished model does not overfit yet (so its dropout is 0).
 
-Each run uses the notebook's own models and recipe, at its seed, 1337 (09's also at the other seeds it quotes), and
+Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
 each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
 """
 
@@ -35,8 +38,16 @@ from helpers import (
     seed_everything,
     train,
 )
-from helpers.blocks import Block, LayerNormModel, MultiHeadAttention, ResidualModel, TransformerModel
-from helpers.data import VOCAB_SIZE, decode, encode, load_text, train_val_split
+from helpers.blocks import (
+    Block,
+    FeedForwardModel,
+    LayerNormModel,
+    MultiHeadAttention,
+    MultiHeadModel,
+    ResidualModel,
+    TransformerModel,
+)
+from helpers.data import VOCAB_SIZE, consecutive_chunks, decode, encode, load_text, train_val_split
 from helpers.runtime import pick_device
 from helpers.training import token_losses, train_and_measure
 from tests.test_notebook_copies import notebook_definition
@@ -111,6 +122,45 @@ def test_09_what_the_trained_head_reads_is_its_runs_luck(splits):
         f"seed 1's space does not come from reading the h: it reads it little, and puts a space first after "
         f"fou, sou, mou, wou and tou too ({figures})"
     )
+
+
+def notebook_11_heads_on():
+    """11's own `heads_on(model, texts)`: each head's wei on `texts`, a (n_head, B, T, T) CPU tensor."""
+    given = {"torch": torch, "embed": embed, "attention_weights": attention_weights, "attend_scaled": attend_scaled}
+    return notebook_namespace("11", ("heads_on",), **given)["heads_on"]
+
+
+def what_the_heads_read(make, splits, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """`make()` trained with the recipe from `seed`; (what hou's final u gives the h, the o and itself in each head,
+    (n_head, 3); what positions 1–7 give themselves over the whole validation text in each head, (n_head,))."""
+    model = train_and_measure(make, *splits, seed=seed)[0]
+    heads_on, device = notebook_11_heads_on(), next(model.parameters()).device
+    with torch.no_grad():
+        hou = heads_on(model, torch.tensor([encode("hou")], device=device))[:, 0, -1]
+        chunks = consecutive_chunks(splits[1], 8, device=device)[0]
+        self_share = heads_on(model, chunks).diagonal(dim1=-2, dim2=-1)[..., 1:].mean((1, 2))
+    return hou, self_share
+
+
+@pytest.mark.slow  # two trainings of 10's four heads, about 10 s
+def test_10_at_other_seeds_a_head_reads_the_h_of_hou(splits):
+    on_h = {seed: what_the_heads_read(MultiHeadModel, splits, seed)[0][:, 0].max().item() for seed in (1338, 1339)}
+    figures = ", ".join(f"seed {seed}: {w:.2f}" for seed, w in on_h.items())
+    print(f"the most any of the four heads gives the h of hou: {figures}")
+    assert all(w > 0.9 for w in on_h.values()), f"at seeds 1338 and 1339 one head reads the h ({figures})"
+
+
+@pytest.mark.slow  # three trainings of 11's one-block models, about 20 s
+def test_11_the_residual_path_frees_the_heads_and_does_not_force_them(splits):
+    without = {seed: what_the_heads_read(FeedForwardModel, splits, seed)[1].max().item() for seed in (1338, 1339)}
+    hou, self_share = what_the_heads_read(ResidualModel, splits, 1339)
+    on_itself = hou[:, -1].max().item()
+    figures = (", ".join(f"seed {seed}: {share:.2f}" for seed, share in without.items()) + " without the residual "
+               f"path; at seed 1339 with it, at most {self_share.max():.2f}, and hou's final u gives itself "
+               f"{on_itself:.2f} in one head")
+    print(f"the most a head gives its own position over the validation text: {figures}")
+    assert all(share > 0.9 for share in without.values()), f"without it, some head carries the character ({figures})"
+    assert self_share.max() < 0.5 < on_itself, f"with it, no head keeps to itself, yet one still may ({figures})"
 
 
 def adamw_at_the_end(run, weight: torch.Tensor) -> dict:
