@@ -103,12 +103,23 @@ def test_09_what_the_trained_head_reads_is_its_runs_luck(splits):
     reads = {"the y of 'you', unreported": unreported["you"][0][0].item(),
              "the h of 'hou', seed 1": seed_1["hou"][0][0].item()}
     you_as_hou = (unreported["you"][1] - unreported["hou"][1]).abs().max().item()
+    space, r = encode(" ")[0], encode("r")[0]
+    quoted = {  # what 09's text quotes → (this run's probability, the text's)
+        "unreported, a space after you": (unreported["you"][1][space].item(), 0.21),
+        "unreported, an r after you": (unreported["you"][1][r].item(), 0.22),
+        "seed 1, a space after hou": (seed_1["hou"][1][space].item(), 0.23),
+        "seed 1, a space after thou": (seed_1["thou"][1][space].item(), 0.26),
+        **{f"seed 1, a space after {word}": (seed_1[word][1][space].item(), 0.225) for word in words[3:]},
+    }
     lines = [f"{name}: away from the bigram " + ", ".join(f"{w} {d:.2f}" for w, d in away[name].items())
              + "; a favourite of " + " ".join(f"{w} {favourite[name][w]!r}" for w in words) for name in runs]
     lines += [", ".join(f"{what} gets {share:.3f}" for what, share in reads.items()),
-              f"unreported, the predictions after you and hou differ by at most {you_as_hou:.3f}"]
+              f"unreported, the predictions after you and hou differ by at most {you_as_hou:.3f}",
+              ", ".join(f"{what} {got:.2f}" for what, (got, _) in quoted.items())]
     figures = "\n".join(lines)
     print(figures)
+    # Trained probabilities: ±0.03 leaves room for another machine's path, as 09's own checks do.
+    assert all(abs(got - text) <= 0.03 for got, text in quoted.values()), f"the probabilities 09 quotes ({figures})"
     assert reads["the y of 'you', unreported"] < 0.02 and you_as_hou < 0.02, (
         f"without the reports, the same seed's head ignores the y, and you is predicted as hou ({figures})"
     )
@@ -217,6 +228,7 @@ def test_07_the_wide_unscaled_heads_steps_collapsed_with_its_gradient_not_its_no
     assert unscaled["step"] < 1e-3, f"the wide unscaled head's steps collapsed ({figures})"
     assert 0.05 < scaled["step"] < 1, f"the scaled head's steps stay below the learning rate ({figures})"
     assert scaled["cancelling"] < 0.5 < scaled["size"], f"a healthy head's gradients cancel, not shrink ({figures})"
+    assert abs(unscaled["cancelling"] - scaled["cancelling"]) < 0.1, f"they cancel about as much in both ({figures})"
     assert unscaled["size"] < 1e-3 and unscaled["cancelling"] > 0.1, (
         f"the unscaled head's gradients are no less steady; they became small after being large ({figures})"
     )
@@ -240,8 +252,8 @@ def test_10_the_projection_changes_the_loss_of_11s_models_as_little_as_a_seed(sp
         moved[make.__name__] = train_and_measure(lambda make=make: without_projections(make()), *splits)[1] - with_it
     figures = ", ".join(f"{name} {change:+.3f}" for name, change in moved.items())
     print(f"the loss without the projection minus with it: {figures}")
-    # 10 quotes the seeds' spread of these models' losses as up to 0.02
-    assert all(abs(change) < 0.02 for change in moved.values()), f"no more than a change of seed ({figures})"
+    # 10 quotes −0.009 to +0.014 over three seeds; 11's table spreads each of these losses over up to 0.012 by seed
+    assert all(abs(change) < 0.015 for change in moved.values()), f"about as much as a change of seed ({figures})"
 
 
 def notebook_11_stack():
