@@ -27,29 +27,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-from helpers import (
-    OneHeadModel,
-    attend_qkv,
-    attend_scaled,
-    attention_weights,
-    counted_bigram,
-    cpu_threads,
-    embed,
-    seed_everything,
-    train,
-)
-from helpers.blocks import (
-    Block,
-    FeedForwardModel,
-    LayerNormModel,
-    MultiHeadAttention,
-    MultiHeadModel,
-    ResidualModel,
-    TransformerModel,
-)
+from helpers import blocks
+from helpers.attention import attend_qkv, attend_scaled, attention_weights
 from helpers.data import VOCAB_SIZE, consecutive_chunks, decode, encode, load_text, train_val_split
-from helpers.runtime import pick_device
-from helpers.training import token_losses, train_and_measure
+from helpers.models import OneHeadModel, counted_bigram, embed
+from helpers.runtime import pick_device, seed_everything
+from helpers.training import cpu_threads, token_losses, train, train_and_measure
 from tests.test_notebook_copies import notebook_definition
 
 
@@ -155,7 +138,8 @@ def what_the_heads_read(make, splits, seed: int) -> tuple[torch.Tensor, torch.Te
 
 @pytest.mark.slow  # two trainings of 10's four heads, about 10 s
 def test_10_at_other_seeds_a_head_reads_the_h_of_hou(splits):
-    on_h = {seed: what_the_heads_read(MultiHeadModel, splits, seed)[0][:, 0].max().item() for seed in (1338, 1339)}
+    heads = {seed: what_the_heads_read(blocks.MultiHeadModel, splits, seed)[0] for seed in (1338, 1339)}
+    on_h = {seed: hou[:, 0].max().item() for seed, hou in heads.items()}
     figures = ", ".join(f"seed {seed}: {w:.2f}" for seed, w in on_h.items())
     print(f"the most any of the four heads gives the h of hou: {figures}")
     assert all(w > 0.9 for w in on_h.values()), f"at seeds 1338 and 1339 one head reads the h ({figures})"
@@ -163,8 +147,9 @@ def test_10_at_other_seeds_a_head_reads_the_h_of_hou(splits):
 
 @pytest.mark.slow  # three trainings of 11's one-block models, about 20 s
 def test_11_the_residual_path_frees_the_heads_and_does_not_force_them(splits):
-    without = {seed: what_the_heads_read(FeedForwardModel, splits, seed)[1].max().item() for seed in (1338, 1339)}
-    hou, self_share = what_the_heads_read(ResidualModel, splits, 1339)
+    without = {seed: what_the_heads_read(blocks.FeedForwardModel, splits, seed)[1].max().item()
+               for seed in (1338, 1339)}
+    hou, self_share = what_the_heads_read(blocks.ResidualModel, splits, 1339)
     on_itself = hou[:, -1].max().item()
     figures = (", ".join(f"seed {seed}: {share:.2f}" for seed, share in without.items()) + " without the residual "
                f"path; at seed 1339 with it, at most {self_share.max():.2f}, and hou's final u gives itself "
@@ -239,7 +224,7 @@ def without_projections(model: nn.Module) -> nn.Module:
 
     Taken out after the model is built, so every other weight starts as it does with the projection."""
     for module in model.modules():
-        if isinstance(module, MultiHeadAttention):
+        if isinstance(module, blocks.MultiHeadAttention):
             module.proj = nn.Identity()
     return model
 
@@ -247,7 +232,7 @@ def without_projections(model: nn.Module) -> nn.Module:
 @pytest.mark.slow  # six trainings, about 75 s
 def test_10_the_projection_changes_the_loss_of_11s_models_as_little_as_a_seed(splits):
     moved = {}
-    for make in (ResidualModel, LayerNormModel, TransformerModel):
+    for make in (blocks.ResidualModel, blocks.LayerNormModel, blocks.TransformerModel):
         with_it = train_and_measure(make, *splits)[1]
         moved[make.__name__] = train_and_measure(lambda make=make: without_projections(make()), *splits)[1] - with_it
     figures = ", ".join(f"{name} {change:+.3f}" for name, change in moved.items())
@@ -258,14 +243,15 @@ def test_10_the_projection_changes_the_loss_of_11s_models_as_little_as_a_seed(sp
 
 def notebook_11_stack():
     """11's own `stack(residual, layer_norm)` (and the PlainBlock it uses), run from the notebook's definitions."""
-    namespace = notebook_namespace("11", ("PlainBlock", "stack"), Block=Block, TransformerModel=TransformerModel, nn=nn)
+    namespace = notebook_namespace("11", ("PlainBlock", "stack"), Block=blocks.Block,
+                                   TransformerModel=blocks.TransformerModel, nn=nn)
     return namespace["stack"]
 
 
 def layer_norms_gap(splits, **recipe) -> float:
     """Validation loss without LayerNorm minus with it, after `recipe` (below 0: LayerNorm behind)."""
-    without = train_and_measure(ResidualModel, *splits, **recipe)[1]
-    return without - train_and_measure(LayerNormModel, *splits, **recipe)[1]
+    without = train_and_measure(blocks.ResidualModel, *splits, **recipe)[1]
+    return without - train_and_measure(blocks.LayerNormModel, *splits, **recipe)[1]
 
 
 @pytest.mark.slow  # eight trainings, about half a minute
@@ -301,7 +287,7 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
 @pytest.fixture(scope="module")
 def finished(splits) -> float:
     """The validation loss of 11's finished model (three blocks) after the recipe, as 11's cell trains it."""
-    return train_and_measure(TransformerModel, *splits)[1]
+    return train_and_measure(blocks.TransformerModel, *splits)[1]
 
 
 @pytest.mark.slow  # five trainings of three blocks, about 50 s (with the finished model's, shared, 75 s)
@@ -322,7 +308,7 @@ def test_11_layer_norm_costs_three_blocks_a_little_at_the_recipe_and_helps_at_co
 
 @pytest.mark.slow  # one training of three blocks on chunks of 16, about 30 s (with the finished model's, shared, 55 s)
 def test_11_a_longer_context_takes_the_finished_model_further(splits, finished):
-    longer = train_and_measure(lambda: TransformerModel(block_size=16), *splits, batch_size=32)[1]
+    longer = train_and_measure(lambda: blocks.TransformerModel(block_size=16), *splits, batch_size=32)[1]
     print(f"three blocks after the recipe: {finished:.3f} on chunks of 8 (batch 64), {longer:.3f} on chunks of 16 "
           "(batch 32: the same 512 characters a step)")
     assert longer < finished - 0.015, f"block 16 ends lower: {longer:.3f} against {finished:.3f}"
@@ -331,6 +317,6 @@ def test_11_a_longer_context_takes_the_finished_model_further(splits, finished):
 @pytest.mark.slow  # one more training of the finished model, about 30 s (with the shared one, 50 s)
 def test_11_the_finished_model_does_not_overfit_yet(splits, finished):
     recipe = finished
-    longer = train_and_measure(TransformerModel, *splits, steps=2000)[1]
+    longer = train_and_measure(blocks.TransformerModel, *splits, steps=2000)[1]
     print(f"the finished model on the validation text: {recipe:.3f} after 1,500 steps, {longer:.3f} after 2,000")
     assert longer < recipe - 0.005, f"2,000 steps end lower than 1,500: {longer:.3f} against {recipe:.3f}"
