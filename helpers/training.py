@@ -91,6 +91,7 @@ def train(
     lr_min: float | None = None,
     fused: bool = False,
     batch_losses: list | None = None,
+    after_step=None,
 ) -> list[dict]:
     """Train with AdamW, printing train/val loss every `eval_interval` steps and at the end.
 
@@ -101,7 +102,9 @@ def train(
     {'step', 'train', 'val'} dict per evaluation; with `eval_interval=None` there is none, and no loss is
     estimated or printed. `fused=True` asks AdamW for its fused form: one routine updates all of a weight's
     numbers in one pass, sooner on a CPU, rounding a little differently from the default. Pass a list as
-    `batch_losses` to have each step's training-batch loss appended to it (a float per step).
+    `batch_losses` to have each step's training-batch loss appended to it (a float per step), and a function as
+    `after_step` to have it called with the optimiser after each update, its gradients still in place (notebook 07
+    reads AdamW's averages this way).
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
     check_learning_rate(lr)
@@ -130,6 +133,8 @@ def train(
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        if after_step is not None:
+            after_step(optimizer)
         if schedule is not None:
             schedule.step()
     return history

@@ -211,6 +211,18 @@ def test_batch_losses_get_each_steps_training_loss_and_change_nothing():
     assert len(kept) == 4 and kept[0] == BigramLanguageModel(block_size=4)(x, y)[1].item(), "the first batch's loss"
 
 
+def test_after_step_sees_the_optimiser_after_each_update_with_its_gradients():
+    model, seen = BigramLanguageModel(block_size=4), []
+
+    def after_step(optimizer):
+        weight = model.token_embedding_table.weight
+        seen.append((optimizer, int(optimizer.state[weight]["step"]), weight.grad is not None))
+
+    train(model, **small_run(eval_interval=None, after_step=after_step))
+    assert [step for _, step, _ in seen] == [1, 2, 3, 4], "called once per update, after it"
+    assert all(isinstance(opt, torch.optim.AdamW) and has_grad for opt, _, has_grad in seen), "AdamW, gradients kept"
+
+
 def test_train_and_measure_hands_the_batch_losses_on():
     from helpers.training import train_and_measure
 
