@@ -7,9 +7,10 @@
 - 11: without residual paths some head carries each position's own character, at other seeds too; with them, the
   heads are free, not forced, to read elsewhere (at seed 1339 one head's u of `hou` still reads itself). At learning
   rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap; a stack of blocks without residual paths
-  or LayerNorm can learn at a smaller learning rate; three blocks without their LayerNorms end a little lower at the
-  recipe, while at constant rates the LayerNorms help; a longer context takes the finished model further; and the
-  finished model does not overfit yet (so its dropout is 0).
+  or LayerNorm can learn at a smaller learning rate, while at 1e-2 every ReLU of one of its feed-forward layers dies;
+  three blocks without their LayerNorms end a little lower at the recipe, while at constant rates the LayerNorms
+  help; a longer context takes the finished model further; and the finished model does not overfit yet (so its
+  dropout is 0).
 
 Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
 each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
@@ -203,20 +204,104 @@ def test_11_the_falling_rate_not_the_longer_run_closes_layer_norms_gap(splits):
     assert falling < smaller < constant, f"a constant 5.5e-3 closes part of the gap ({figures})"
 
 
+def record_live_units(model: nn.Module) -> list[list[tuple[bool, int]]]:
+    """Hooks on each block's feed-forward ReLU: for every batch the model reads, (whether it is training, how many of
+    the layer's units are positive somewhere in the batch) is appended to that block's list; returns the lists. A
+    unit positive nowhere is dead there: it gives 0, and passes no gradient back."""
+    record = []
+    for block in model.blocks:
+        counts = []
+        block.ffwd.net[1].register_forward_hook(lambda relu, inputs, output, counts=counts: counts.append(
+            (relu.training, int((inputs[0] > 0).flatten(0, -2).any(0).sum()))))
+        record.append(counts)
+    return record
+
+
+def live_units(model: nn.Module, record: list, chunks: torch.Tensor) -> list[int]:
+    """For each block, how many of its feed-forward units are positive somewhere in `chunks` (n, T)."""
+    for counts in record:
+        counts.clear()
+    with torch.no_grad():
+        model(chunks)
+    return [counts[0][1] for counts in record]
+
+
+def weights_reached(model: nn.Module, xy: torch.Tensor) -> list[str]:
+    """The names of the weights that the gradient of one batch's loss reaches (not exactly 0 everywhere); `xy` holds
+    the batch's chunks with their targets, (B, T + 1)."""
+    model.zero_grad()
+    model(xy[:, :-1], xy[:, 1:])[1].backward()
+    return [name for name, p in model.named_parameters() if p.grad is not None and p.grad.any()]
+
+
 @pytest.mark.slow  # two trainings of a three-block stack, about 40 s
 def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
+    """At 3e-3 it learns; at the recipe's 1e-2 it learns for a while, then the ReLUs of one feed-forward layer all die,
+    which leaves the model one prediction for every input (the frequencies) and no gradient to learn its way back."""
     train_data, val_data = splits
     bigram = token_losses(counted_bigram(train_data), val_data).mean().item()
     counts = torch.bincount(train_data, minlength=VOCAB_SIZE).float()  # as 11 scores the frequencies' loss
     frequencies = nn.functional.cross_entropy(counts.log().expand(len(val_data), -1), val_data).item()
-    neither = notebook_11_stack()(residual=False, layer_norm=False)
-    smaller = train_and_measure(neither, *splits, lr=3e-3)[1]
-    recipes = train_and_measure(neither, *splits)[1]
+    shares = counts[counts > 0] / counts.sum()
+    floor = -(shares * shares.log()).sum().item()  # the least training loss without reading the input (11's 3.309)
+    records = {}
+
+    def recorded(lr):
+        """11's stack with neither, recording its live units in records[lr]."""
+        def make():
+            model = notebook_11_stack()(residual=False, layer_norm=False)()
+            records[lr] = record_live_units(model)
+            return model
+        return make
+
+    learned, smaller = train_and_measure(recorded(3e-3), *splits, lr=3e-3)
+    losses = []  # the 1e-2 run's training loss, batch by batch
+    stuck, recipes = train_and_measure(recorded(1e-2), *splits, batch_losses=losses)
+    during = [[n for training, n in counts if training] for counts in records[1e-2]]  # per block, per step
+    device = next(stuck.parameters()).device
+    chunks = consecutive_chunks(val_data, 8, device=device)[0]  # every validation chunk
+    live = {lr: live_units(model, records[lr], chunks) for lr, model in ((3e-3, learned), (1e-2, stuck))}
+    dead = max((k for k, n in enumerate(live[1e-2]) if n == 0), default=None)
+    if dead is not None:
+        died = max(step for step, n in enumerate(during[dead]) if n > 0) + 1  # from this step on, none in any batch
+        # stretches of 100 batches before then: the fewest live units in any batch of each, and its mean loss
+        fewest = torch.tensor(during[dead][:died], dtype=torch.float).unfold(0, 100, 1).min(1).values
+        mean_loss = torch.tensor(losses[:died]).unfold(0, 100, 1).mean(1)
+        healthy = (fewest >= 0.5 * 128) & (mean_loss < floor - 0.15)  # most units live, and well below the floor
+        after = torch.tensor(losses[-500:]).mean()
+        with torch.no_grad():
+            x = embed(stuck, chunks)
+            for block in stuck.blocks[:dead + 1]:
+                x = block(x)
+        hands_on_its_bias = torch.equal(x, stuck.blocks[dead].ffwd.net[2].bias.expand_as(x))
+    rows = torch.randint(len(train_data) - 9, (64,), generator=torch.Generator().manual_seed(1337))
+    reached = weights_reached(stuck, train_data[rows[:, None] + torch.arange(9)].to(device))
     figures = (f"the stack with neither: {smaller:.3f} at 3e-3, {recipes:.3f} at 1e-2; the bigram {bigram:.3f}, "
-               f"the frequencies {frequencies:.3f}")
+               f"the frequencies {frequencies:.3f}. Live feed-forward units per block (of 128), on every validation "
+               f"chunk: {live}; one batch's gradient reaches {reached}")
+    if dead is not None:
+        figures += (f". At 1e-2, block {dead + 1}'s live units in the first batch {during[dead][0]}, in batches "
+                    f"100-499 {min(during[dead][100:500])} to {max(during[dead][100:500])}, none from step {died} on; "
+                    f"the mean loss of batches 400-499 {torch.tensor(losses[400:500]).mean():.3f}, of 100 batches at "
+                    f"best {mean_loss.min():.3f}, of the last 500 {after:.3f} (the "
+                    f"floor of ignoring the input {floor:.3f}); it hands on its last Linear's bias: "
+                    f"{hands_on_its_bias}")
     print(figures)
     assert smaller < bigram - 0.02, f"at 3e-3 it learns, below the bigram ({figures})"
     assert abs(recipes - frequencies) <= 0.01, f"at the recipe's 1e-2 it ends at the frequencies' loss ({figures})"
+    assert dead is not None, f"at 1e-2 every unit of one feed-forward layer is dead ({figures})"
+    assert min(live[3e-3]) >= 0.9 * 128, f"at 3e-3 nearly every unit of every layer is alive ({figures})"
+    assert 0.35 * 128 <= during[dead][0] <= 0.65 * 128, f"untrained, about half of its units live ({figures})"
+    assert died >= 300 and healthy.any(), (
+        f"they die late: before, for 100 batches or more, most were live and the loss well below the floor ({figures})"
+    )
+    assert abs(after - floor) < 0.05, f"and the loss goes back to the floor of ignoring the input ({figures})"
+    assert hands_on_its_bias, f"that layer hands on its last Linear's bias, whatever the input ({figures})"
+    above = {f"blocks.{dead}.ffwd.net.2.bias"} | {name for name, _ in stuck.named_parameters()
+                                                  if name.startswith(("lm_head", "ln_f"))}
+    above |= {name for name, _ in stuck.named_parameters()
+              if name.startswith("blocks.") and int(name.split(".")[1]) > dead}
+    assert set(reached) <= above, f"no gradient reaches a weight below the dead units' layer ({figures})"
 
 
 @pytest.fixture(scope="module")
