@@ -267,7 +267,7 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
         # stretches of 100 batches before then: the fewest live units in any batch of each, and its mean loss
         fewest = torch.tensor(during[dead][:died], dtype=torch.float).unfold(0, 100, 1).min(1).values
         mean_loss = torch.tensor(losses[:died]).unfold(0, 100, 1).mean(1)
-        healthy = (fewest >= 0.5 * 128) & (mean_loss < floor - 0.15)  # most units live, and well below the floor
+        healthy = (fewest >= 0.5 * 128) & (mean_loss < floor - 0.1)  # most units live, and well below the floor
         after = torch.tensor(losses[-500:]).mean()
         with torch.no_grad():
             x = embed(stuck, chunks)
@@ -292,7 +292,7 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert dead is not None, f"at 1e-2 every unit of one feed-forward layer is dead ({figures})"
     assert min(live[3e-3]) >= 0.9 * 128, f"at 3e-3 nearly every unit of every layer is alive ({figures})"
     assert 0.35 * 128 <= during[dead][0] <= 0.65 * 128, f"untrained, about half of its units live ({figures})"
-    assert died >= 300 and healthy.any(), (
+    assert died >= 200 and healthy.any(), (
         f"they die late: before, for 100 batches or more, most were live and the loss well below the floor ({figures})"
     )
     assert abs(after - floor) < 0.05, f"and the loss goes back to the floor of ignoring the input ({figures})"
