@@ -25,10 +25,10 @@ import torch.nn.functional as F
 
 from helpers import blocks
 from helpers.attention import attend_scaled, attention_weights
-from helpers.data import VOCAB_SIZE, consecutive_chunks, decode, encode, load_text, train_val_split
+from helpers.data import VOCAB_SIZE, consecutive_chunks, decode, encode, get_batch, load_text, train_val_split
 from helpers.models import OneHeadModel, counted_bigram, embed
 from helpers.runtime import pick_device, seed_everything
-from helpers.training import cpu_threads, token_losses, train, train_and_measure
+from helpers.training import cpu_threads, model_device, token_losses, train, train_and_measure
 from tests.test_notebook_copies import notebook_definition
 
 
@@ -218,7 +218,8 @@ def record_live_units(model: nn.Module) -> list[list[tuple[bool, int]]]:
 
 
 def live_units(model: nn.Module, record: list, chunks: torch.Tensor) -> list[int]:
-    """For each block, how many of its feed-forward units are positive somewhere in `chunks` (n, T)."""
+    """For each block, how many of its feed-forward units are positive somewhere in `chunks` (n, T). It empties
+    `record` (record_live_units's lists) first: read what training recorded before calling it."""
     for counts in record:
         counts.clear()
     with torch.no_grad():
@@ -226,11 +227,11 @@ def live_units(model: nn.Module, record: list, chunks: torch.Tensor) -> list[int
     return [counts[0][1] for counts in record]
 
 
-def weights_reached(model: nn.Module, xy: torch.Tensor) -> list[str]:
-    """The names of the weights that the gradient of one batch's loss reaches (not exactly 0 everywhere); `xy` holds
-    the batch's chunks with their targets, (B, T + 1)."""
+def weights_reached(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> list[str]:
+    """The names of the weights, in the model's order, that the gradient of the loss on batch (x, y) reaches (not
+    exactly 0 everywhere)."""
     model.zero_grad()
-    model(xy[:, :-1], xy[:, 1:])[1].backward()
+    model(x, y)[1].backward()
     return [name for name, p in model.named_parameters() if p.grad is not None and p.grad.any()]
 
 
@@ -242,8 +243,9 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     bigram = token_losses(counted_bigram(train_data), val_data).mean().item()
     counts = torch.bincount(train_data, minlength=VOCAB_SIZE).float()  # as 11 scores the frequencies' loss
     frequencies = nn.functional.cross_entropy(counts.log().expand(len(val_data), -1), val_data).item()
-    shares = counts[counts > 0] / counts.sum()
-    floor = -(shares * shares.log()).sum().item()  # the least training loss without reading the input (11's 3.309)
+    best_without_input = notebook_namespace("11", ("best_without_input",), torch=torch,
+                                            VOCAB_SIZE=VOCAB_SIZE)["best_without_input"]
+    floor = best_without_input(train_data)  # the least training loss without reading the input (11's 3.309)
     records = {}
 
     def recorded(lr):
@@ -258,50 +260,45 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     losses = []  # the 1e-2 run's training loss, batch by batch
     stuck, recipes = train_and_measure(recorded(1e-2), *splits, batch_losses=losses)
     during = [[n for training, n in counts if training] for counts in records[1e-2]]  # per block, per step
-    device = next(stuck.parameters()).device
+    device = model_device(stuck)
     chunks = consecutive_chunks(val_data, 8, device=device)[0]  # every validation chunk
     live = {lr: live_units(model, records[lr], chunks) for lr, model in ((3e-3, learned), (1e-2, stuck))}
-    dead = max((k for k, n in enumerate(live[1e-2]) if n == 0), default=None)
-    if dead is not None:
-        died = max(step for step, n in enumerate(during[dead]) if n > 0) + 1  # from this step on, none in any batch
-        # stretches of 100 batches before then: the fewest live units in any batch of each, and its mean loss
-        fewest = torch.tensor(during[dead][:died], dtype=torch.float).unfold(0, 100, 1).min(1).values
-        mean_loss = torch.tensor(losses[:died]).unfold(0, 100, 1).mean(1)
-        healthy = (fewest >= 0.5 * 128) & (mean_loss < floor - 0.1)  # most units live, and well below the floor
-        after = torch.tensor(losses[-500:]).mean()
-        with torch.no_grad():
-            x = embed(stuck, chunks)
-            for block in stuck.blocks[:dead + 1]:
-                x = block(x)
-        hands_on_its_bias = torch.equal(x, stuck.blocks[dead].ffwd.net[2].bias.expand_as(x))
-    rows = torch.randint(len(train_data) - 9, (64,), generator=torch.Generator().manual_seed(1337))
-    reached = weights_reached(stuck, train_data[rows[:, None] + torch.arange(9)].to(device))
     figures = (f"the stack with neither: {smaller:.3f} at 3e-3, {recipes:.3f} at 1e-2; the bigram {bigram:.3f}, "
                f"the frequencies {frequencies:.3f}. Live feed-forward units per block (of 128), on every validation "
-               f"chunk: {live}; one batch's gradient reaches {reached}")
-    if dead is not None:
-        figures += (f". At 1e-2, block {dead + 1}'s live units in the first batch {during[dead][0]}, in batches "
-                    f"100-499 {min(during[dead][100:500])} to {max(during[dead][100:500])}, none from step {died} on; "
-                    f"the mean loss of batches 400-499 {torch.tensor(losses[400:500]).mean():.3f}, of 100 batches at "
-                    f"best {mean_loss.min():.3f}, of the last 500 {after:.3f} (the "
-                    f"floor of ignoring the input {floor:.3f}); it hands on its last Linear's bias: "
-                    f"{hands_on_its_bias}")
-    print(figures)
+               f"chunk: {live}")
     assert smaller < bigram - 0.02, f"at 3e-3 it learns, below the bigram ({figures})"
     assert abs(recipes - frequencies) <= 0.01, f"at the recipe's 1e-2 it ends at the frequencies' loss ({figures})"
-    assert dead is not None, f"at 1e-2 every unit of one feed-forward layer is dead ({figures})"
     assert min(live[3e-3]) >= 0.9 * 128, f"at 3e-3 nearly every unit of every layer is alive ({figures})"
+    assert 0 in live[1e-2], f"at 1e-2 every unit of one feed-forward layer is dead ({figures})"
+
+    dead = max(k for k, n in enumerate(live[1e-2]) if n == 0)  # the block whose units all died (the top one, if two)
+    died = max(step for step, n in enumerate(during[dead]) if n > 0) + 1  # from this step on, none in any batch
+    # stretches of 100 batches before then: the fewest live units in any batch of each, and its mean loss
+    fewest = torch.tensor(during[dead][:died], dtype=torch.float).unfold(0, 100, 1).min(1).values
+    mean_loss = torch.tensor(losses[:died]).unfold(0, 100, 1).mean(1)
+    healthy = (fewest >= 0.5 * 128) & (mean_loss < floor - 0.1)  # most units live, and well below the floor
+    after = torch.tensor(losses[-500:]).mean().item()
+    with torch.no_grad():
+        x = embed(stuck, chunks)
+        for block in stuck.blocks[:dead + 1]:
+            x = block(x)
+    bias = f"blocks.{dead}.ffwd.net.2.bias"  # the last Linear's bias of the dead layer
+    hands_on_its_bias = torch.equal(x, stuck.get_parameter(bias).expand_as(x))
+    reached = weights_reached(stuck, *get_batch(train_data, 8, 64, device, torch.Generator().manual_seed(1337)))
+    names = [name for name, _ in stuck.named_parameters()]
+    figures += (f". At 1e-2, block {dead + 1}'s live units in the first batch {during[dead][0]}, in batches 100-499 "
+                f"{min(during[dead][100:500])} to {max(during[dead][100:500])}, none from step {died} on; the mean "
+                f"loss of batches 400-499 {torch.tensor(losses[400:500]).mean():.3f}, of 100 batches at best "
+                f"{mean_loss.min():.3f}, of the last 500 {after:.3f} (the floor of ignoring the input {floor:.3f}); it "
+                f"hands on its last Linear's bias: {hands_on_its_bias}; one batch's gradient reaches {reached}")
+    print(figures)
     assert 0.35 * 128 <= during[dead][0] <= 0.65 * 128, f"untrained, about half of its units live ({figures})"
     assert died >= 200 and healthy.any(), (
         f"they die late: before, for 100 batches or more, most were live and the loss well below the floor ({figures})"
     )
     assert abs(after - floor) < 0.05, f"and the loss goes back to the floor of ignoring the input ({figures})"
     assert hands_on_its_bias, f"that layer hands on its last Linear's bias, whatever the input ({figures})"
-    above = {f"blocks.{dead}.ffwd.net.2.bias"} | {name for name, _ in stuck.named_parameters()
-                                                  if name.startswith(("lm_head", "ln_f"))}
-    above |= {name for name, _ in stuck.named_parameters()
-              if name.startswith("blocks.") and int(name.split(".")[1]) > dead}
-    assert set(reached) <= above, f"no gradient reaches a weight below the dead units' layer ({figures})"
+    assert set(reached) <= set(names[names.index(bias):]), f"no gradient reaches below the dead layer ({figures})"
 
 
 @pytest.fixture(scope="module")
