@@ -36,5 +36,5 @@ def demo_head():
         embedding = torch.nn.Embedding(VOCAB_SIZE, 16)
         head = Head(16, 16)
     with torch.no_grad():
-        head.query.weight.mul_(3.0)  # sharper queries: several rows nearly one-hot, easy to see in the pictures
+        head.query.weight.mul_(3.0)  # sharper queries: several rows sharp, easy to see in the pictures
     return embedding, head
