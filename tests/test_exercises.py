@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 import torch
+import torch.nn.functional as F
 
 from helpers.exercises.core import (
     HARD_CODED,
@@ -694,6 +695,14 @@ def test_a_reduction_to_one_number_is_told_its_shape_not_a_hard_coded_size(name,
     assert "your result has shape (), but it should be (" in feedback.message and "hard-code" not in feedback.message
 
 
+def attend_masking_by_product(x, w_q, w_k, w_v):
+    """notebook 06's attend with the mask added as −∞ times a 0/1 matrix: 0 × (−∞) is NaN wherever it may look."""
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = q @ k.transpose(-2, -1) + torch.ones(T, T).triu(1) * float("-inf")
+    return torch.softmax(wei, dim=-1) @ v
+
+
 def attend_masking_itself(x, w_q, w_k, w_v):
     """notebook 06's attend with tril(diagonal=-1): position 0 may see nothing, and its softmax is NaN."""
     q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
@@ -702,8 +711,13 @@ def attend_masking_itself(x, w_q, w_k, w_v):
     return torch.softmax(wei, dim=-1) @ v
 
 
-def test_a_nan_in_an_exercise_without_its_own_explanation_is_told_what_makes_nan():
+def test_masking_the_diagonal_too_is_named_however_it_is_written():
     feedback = check("attend", attend_masking_itself)
+    assert feedback.passed is False and feedback.mistake == "masked_the_present", feedback.message
+
+
+def test_a_nan_in_an_exercise_without_its_own_explanation_is_told_what_makes_nan():
+    feedback = check("attend", attend_masking_by_product)
     assert feedback.passed is False, feedback.message
     assert "entry [0, 0] is NaN (not a number)" in feedback.message
     assert "each position must see itself" in feedback.message
@@ -1144,3 +1158,103 @@ def test_a_nested_tensor_gets_a_sentence():
     feedback = check("scaled_scores", lambda q, k: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]))
     assert feedback.passed is False and "nested tensor" in feedback.message
     assert "could not judge" not in feedback.message and one_plain_sentence(feedback.message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Slips written the way a learner writes them: each reaches the named mistake that explains it
+
+
+def running_average_by_column_counts(x):
+    return x.cumsum(0) / torch.arange(1, len(x) + 1)  # (T,) lines up with the channels
+
+
+def running_average_over_t(x):
+    out = torch.zeros_like(x)
+    for t in range(len(x)):
+        out[t] = x[: t + 1].sum(0) / t
+    return out
+
+
+def standardise_with_column_variance(x):
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(x.var(0, unbiased=False, keepdim=True) + 1e-5)
+
+
+def masked_softmax_inverted(scores):
+    T = scores.shape[-1]
+    return torch.softmax(scores.masked_fill(torch.tril(torch.ones(T, T)) == 1, float("-inf")), dim=-1)
+
+
+def attend_without_softmax_dim(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = (q @ k.transpose(-2, -1)).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return F.softmax(wei) @ v  # no dim: PyTorch picks 0 for a (B, T, T) batch
+
+
+def attend_untransposed(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q, x @ w_k, x @ w_v
+    return torch.softmax(q @ k.transpose(-2, -1), dim=-1) @ v
+
+
+def attend_t_from_dimension_1(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[1]
+    wei = (q @ k.transpose(-2, -1)).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def each_heads_output(x, wq, wk, wv):
+    """notebook 10's heads, each right: their outputs in a list, before they are joined."""
+    T = x.shape[-2]
+    outs = []
+    for h in range(len(wq)):
+        wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * wq.shape[-1] ** -0.5
+        wei = torch.softmax(wei.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf")), dim=-1)
+        outs.append(wei @ (x @ wv[h]))
+    return outs
+
+
+def multi_head_interleaved(x, wq, wk, wv, proj):
+    return proj(torch.stack(each_heads_output(x, wq, wk, wv), dim=-1).flatten(-2))
+
+
+LEARNER_SLIPS = [
+    ("running_average", running_average_by_column_counts, "divided_the_columns"),
+    ("running_average", running_average_over_t, "divided_by_t"),
+    ("standardise_rows", standardise_with_column_variance, "variance_by_column"),
+    ("masked_softmax_weights", masked_softmax_inverted, "masked_the_past"),
+    ("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[-1]], "T_from_the_last_dimension"),
+    ("attend", attend_without_softmax_dim, "softmax_without_dim"),
+    ("attend", attend_untransposed, "weights_not_transposed"),
+    ("attend", attend_t_from_dimension_1, "T_from_dimension_1"),
+    ("scaled_scores", lambda q, k: q @ k.transpose(-2, -1) / q.shape[1] ** 0.5, "scaled_by_sqrt_T"),
+    ("multi_head", multi_head_interleaved, "interleaved_heads"),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Implicit dimension choice for softmax")
+@pytest.mark.parametrize("name, fn, mistake", LEARNER_SLIPS, ids=[m for _, _, m in LEARNER_SLIPS])
+def test_a_slip_written_as_a_learner_writes_it_gets_its_named_mistake(name, fn, mistake):
+    feedback = check(name, fn)
+    assert feedback.passed is False and feedback.mistake == mistake, feedback.message
+
+
+def test_a_size_clash_after_a_right_case_is_told_to_take_sizes_from_the_input():
+    def hard_coded(scores):
+        return torch.softmax(scores.masked_fill(torch.tril(torch.ones(5, 5)) == 0, float("-inf")), dim=-1)
+
+    feedback = check("masked_softmax_weights", hard_coded)
+    assert feedback.passed is False and "(a (5, 5) input was right)" in feedback.message, feedback.message
+    assert "does your code assume a size" in feedback.message
+
+
+def test_inputs_taken_by_name_only_are_told_to_drop_the_star():
+    feedback = check("attention_scores", lambda *, q, k: q @ k.transpose(-2, -1))
+    assert feedback.passed is False and "by name only" in feedback.message, feedback.message
+    assert "`def attention_scores(q, k)`" in feedback.message
+
+
+def test_heads_that_do_not_reach_proj_side_by_side_are_told_to_concatenate():
+    feedback = check("multi_head", lambda x, wq, wk, wv, proj: proj(sum(each_heads_output(x, wq, wk, wv))))
+    assert feedback.passed is False and "proj(torch.cat(outs, dim=-1))" in feedback.message, feedback.message

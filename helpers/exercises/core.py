@@ -271,8 +271,8 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             False,
             f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
             "input: count sizes from the end (x.shape[-2]; x.shape[0] and len(x) count the batch, not the "
-            "positions), and swap only the last two dimensions with transpose(-2, -1) (.T reverses every "
-            "dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
+            "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T reverses "
+            "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
             ONE_SEQUENCE,
         )
     if number == 0:
@@ -408,6 +408,11 @@ def advice_for(err: BaseException, first_input: str) -> str:
         return " Does your code assume a size? Take sizes from the input (.shape)."
     if isinstance(err, SystemExit):
         return " sys.exit() and exit() stop the whole program: return your answer instead."
+    if "must match the size of tensor" in str(err):
+        return (
+            " Two tensors of different sizes met: does your code assume a size, or read one from the wrong "
+            "dimension? Take sizes from the input, counting from the end (.shape[-1], .shape[-2])."
+        )
     if "same device" in str(err):
         return (
             " The checker hands your function CPU tensors: make new tensors on the input's device, "
@@ -479,6 +484,13 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
     try:
         signature.bind(*range(count))
     except TypeError:
+        by_name = [name for name, p in signature.parameters.items()
+                   if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+        if by_name and len(signature.parameters) == count:
+            return (
+                f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
+                f"change its first line to `def {label}({', '.join(wanted)})`."
+            )
         inputs = "one input" if count == 1 else f"{count} inputs"
         return (
             f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes ({', '.join(signature.parameters)}): "

@@ -265,6 +265,31 @@ EXERCISES = (
                 "Average over time only: .mean(0).",
             ),
             Mistake(
+                "averaged_the_future",
+                lambda x: by_rows(x, lambda t: x[t:].mean(0)),
+                "row t averages x[t] … x[T − 1], itself and everything after it: x[t:] is the future. Row t may "
+                "only use x[0] … x[t]: slice x[: t + 1].",
+            ),
+            Mistake(
+                "divided_by_t",
+                lambda x: by_rows(x, lambda t: x[: t + 1].sum(0) / t),
+                "row t adds up t + 1 rows but divides by t, so row 0 divides by 0 (inf) and every later row is too "
+                "big. Divide by t + 1, the number of rows added up (or use .mean(0)).",
+            ),
+            Mistake(
+                "divided_by_T",
+                lambda x: by_rows(x, lambda t: x[: t + 1].sum(0) / x.shape[0]),
+                "row t adds up t + 1 rows but divides by T, the whole length, so every row but the last is too "
+                "small (row 0 is x[0] / T). Divide by t + 1, the number of rows added up (or use .mean(0)).",
+            ),
+            Mistake(
+                "divided_the_columns",
+                lambda x: x.cumsum(0) / torch.arange(1, x.shape[0] + 1, dtype=x.dtype),
+                "torch.arange(1, T + 1) has shape (T,), which lines up with the channels, the last dimension, not "
+                "with the rows: make it a column of shape (T, 1), torch.arange(1, T + 1).unsqueeze(1), so that "
+                "row t is divided by t + 1.",
+            ),
+            Mistake(
                 "in_place",
                 _in_place,
                 "you wrote the averages back into x while still reading it, so later rows average earlier "

@@ -247,6 +247,19 @@ EXERCISES = (
                 "index is larger than the row index (tril == 0), not below it.",
             ),
             Mistake(
+                "masked_the_past",
+                lambda scores: F.softmax(scores.masked_fill(~future(scores), float("-inf")), dim=-1),
+                "you hid the past and the diagonal and kept the future, so the last row, which has no future, is "
+                "left with nothing to see (NaN): the −∞ belongs above the diagonal only, where the column index is "
+                "larger than the row index (tril == 0).",
+            ),
+            Mistake(
+                "returned_the_scores",
+                lambda scores: scores.clone(),
+                "these are the scores as they came in: mask the future with −∞, then turn each row into weights "
+                "with softmax(..., dim=-1).",
+            ),
+            Mistake(
                 "finite_mask",
                 lambda scores: F.softmax(fill_future(scores, -10.0), dim=-1),
                 "the future gets a tiny weight instead of exactly 0: a finite mask such as −10 still leaves "
@@ -353,6 +366,30 @@ EXERCISES += (
                 lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True)),
                 "a row whose numbers are all equal has variance 0, so without eps it divides 0 by 0 and gives NaN: "
                 "add eps = 1e-5 to the variance inside the square root, √(var + eps).",
+            ),
+            Mistake(
+                "variance_by_column",
+                lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(0, unbiased=False, keepdim=True) + EPS),
+                "each row is centred on its own mean, but the variance was taken down the columns (var(0)): take "
+                "it along each row too, var(-1, unbiased=False, keepdim=True).",
+            ),
+            Mistake(
+                "no_square_root",
+                lambda x: (x - x.mean(-1, keepdim=True)) / (x.var(-1, unbiased=False, keepdim=True) + EPS),
+                "you divided by the variance itself: divide by its square root, the standard deviation, "
+                "torch.sqrt(var + eps).",
+            ),
+            Mistake(
+                "subtracted_after_dividing",
+                lambda x: x - x.mean(-1, keepdim=True) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + EPS),
+                "x - mean / std divides only the mean: / goes before -. Put the subtraction in brackets, "
+                "(x - mean) / std.",
+            ),
+            Mistake(
+                "eps_too_large",
+                lambda x: F.layer_norm(x, x.shape[-1:], eps=1e-3),
+                "close, but every value is a little nearer 0 than it should be: your eps is larger than 1e-5, the one "
+                "asked for (and LayerNorm's default). Use eps = 1e-5.",
             ),
             Mistake(
                 "not_centred",

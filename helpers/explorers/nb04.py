@@ -112,6 +112,30 @@ EXERCISES = (
                 "(rows 0 to T − 1), not rows 1 to T.",
             ),
             Mistake(
+                "last_rows",
+                lambda tok_emb, pos_table: tok_emb + pos_table[-tok_emb.shape[1]:],
+                "you took the table's last T rows, pos_table[-T:]: position t's row is row t, counted from the "
+                "start, so take the first T rows, pos_table[:T].",
+            ),
+            Mistake(
+                "multiplied",
+                lambda tok_emb, pos_table: tok_emb * pos_table[: tok_emb.shape[1]],
+                "you multiplied the two embeddings: add them, tok_emb + pos_table[:T], so that each character's "
+                "vector is shifted by its position's, not scaled by it.",
+            ),
+            Mistake(
+                "T_from_the_last_dimension",
+                lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[-1]],
+                "tok_emb.shape[-1] is C, the width of each vector: the number of positions is T = tok_emb.shape[1] "
+                "(or shape[-2]), so take pos_table[:T].",
+            ),
+            Mistake(
+                "unsqueezed_the_table",
+                lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].unsqueeze(1),
+                "pos_table[:T] is already (T, C), which lines up with the last two dimensions of tok_emb, (B, T, C): "
+                "add it as it is; unsqueeze(1) makes it (T, 1, C), which does not.",
+            ),
+            Mistake(
                 "no_positions",
                 lambda tok_emb, pos_table: tok_emb,
                 "you returned the token embeddings unchanged: add the position rows, or the same character looks "

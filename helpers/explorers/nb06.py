@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
+from ..exercises.explain import SOFTMAX_WITHOUT_DIM
 from ..plots import show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
@@ -128,17 +129,26 @@ def explore_word(word: str = "you"):
 # ---- Your turn: one causal self-attention head by hand (no scale yet), blending v, not x -----------------------------
 
 
-def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0, fill=float("-inf")):
-    """wei from x and the query and key weights (nn.Linear layout), with one knob per known mistake."""
+def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0, fill=float("-inf"), diagonal=1):
+    """wei from x and the query and key weights (nn.Linear layout), with one knob per known mistake (`diagonal`:
+    where the mask begins, 1 above the diagonal)."""
     q, k = x @ w_q.T, x @ w_k.T
     scores = (k @ q.transpose(-2, -1) if swap else q @ k.transpose(-2, -1)) * scale
     if mask:
-        scores = scores.masked_fill(future_mask(x.shape[-2]), fill)
+        T = x.shape[-2]
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(diagonal), fill)
     return F.softmax(scores, dim=dim)
 
 
 def _attend(x, w_q, w_k, w_v):
     return _weights(x, w_q, w_k) @ (x @ w_v.T)
+
+
+def _mask_from_dim_1(x, w_q, w_k, w_v):
+    """The head with T read as x.shape[1]: right for a batch, a size clash for one sequence (T, C)."""
+    scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)
+    return F.softmax(scores.masked_fill(future_mask(x.shape[1]), float("-inf")), dim=-1) @ (x @ w_v.T)
+
 
 
 def _case(seed: int, shape: tuple, head_size: int) -> tuple:
@@ -197,6 +207,46 @@ EXERCISES = (
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, dim=-2) @ (x @ w_v.T),
                 "your softmax ran down the columns: each row (one position looking) must share out its "
                 "attention, so use softmax(..., dim=-1).",
+            ),
+            Mistake(
+                "softmax_without_dim",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, dim=0 if x.dim() == 3 else -1) @ (x @ w_v.T),
+                SOFTMAX_WITHOUT_DIM,
+            ),
+            Mistake(
+                "weights_not_transposed",
+                lambda x, w_q, w_k, w_v: x @ w_q,
+                "the weights come as nn.Linear keeps them, (head_size, C), one row per number the head makes: "
+                "multiply by their transpose, q = x @ w_q.T (and k = x @ w_k.T, v = x @ w_v.T).",
+            ),
+            Mistake(
+                "masked_the_present",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, diagonal=0) @ (x @ w_v.T),
+                "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read "
+                "itself, so mask only above the diagonal, triu(diagonal=1) (or tril == 0).",
+            ),
+            Mistake(
+                "value_from_the_query_weight",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k) @ (x @ w_q.T),
+                "your v uses w_q: the values have a weight of their own, v = x @ w_v.T.",
+            ),
+            Mistake(
+                "transposed_weights",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k).transpose(-2, -1) @ (x @ w_v.T),
+                "you blended v with the transposed weights: row t of wei says how much position t takes from each "
+                "position, so the output is wei @ v as it stands.",
+            ),
+            Mistake(
+                "scaled_too_early",
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=1 / w_k.shape[0]) @ (x @ w_v.T),
+                "you divided the scores by head_size: scaling is the next notebook's step (and it divides by "
+                "√head_size). Here the scores go into the softmax as they are.",
+            ),
+            Mistake(
+                "T_from_dimension_1",
+                _mask_from_dim_1,
+                "x.shape[1] is C, the width of each vector, when x is one sequence, (T, C); it is T only when a "
+                "batch comes first. Count from the end: T = x.shape[-2].",
             ),
             Mistake(
                 "swapped_q_and_k",

@@ -117,6 +117,13 @@ EXERCISES = (
             ),
             Mistake(
                 "scaled_by_sqrt_T",
+                lambda q, k: _scaled(q, k, q.shape[1] ** -0.5),
+                "you divided by √(q.shape[1]): for one sequence, (T, head_size), that is the head size, but once a "
+                "batch comes first, (B, T, head_size), q.shape[1] is T. Count from the end: k.shape[-1] is the head "
+                "size in both.",
+            ),
+            Mistake(
+                "scaled_by_sqrt_T",
                 lambda q, k: _scaled(q, k, q.shape[-2] ** -0.5),
                 "you divided by √T, the number of positions: the variance comes from the head_size terms "
                 "of each dot product, so divide by √head_size (k.shape[-1]).",

@@ -6,17 +6,20 @@ from itertools import permutations
 import torch
 import torch.nn.functional as F
 
-from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises.core import as_float, close
+from ..exercises.explain import SOFTMAX_WITHOUT_DIM
 from .core import seeded_randn
 
 
-def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1, heads=None):
+def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1, heads=None,
+           join="cat", diagonal=1):
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
-    "after" it or None, softmax, projection, `heads`: whose weights each place in the concatenation gets)."""
+    "after" it or None, softmax, projection, `heads`: whose weights each place in the concatenation gets, `join`:
+    "cat", or "interleave" each head's numbers, or "reshape" a (B, n_head, T, head_size) stack without transposing;
+    `diagonal`: where the mask begins, 1 above the diagonal)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
-    future = future_mask(x.shape[-2])
+    future = torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool, device=x.device).triu(diagonal)
     outs = []
     for h in range(wq.shape[0]) if heads is None else heads:
         wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
@@ -26,7 +29,12 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
         if mask == "after":
             wei = wei.masked_fill(future, 0.0)
         outs.append(wei @ (x @ wv[h]))
-    out = torch.cat(outs, dim=dim)
+    if join == "interleave":
+        out = torch.stack(outs, dim=-1).flatten(-2)
+    elif join == "reshape":
+        out = torch.stack(outs, dim=-3).reshape(*x.shape[:-1], -1)
+    else:
+        out = torch.cat(outs, dim=dim)
     return proj(out) if project else out
 
 
@@ -37,7 +45,8 @@ def _projection(wp: torch.Tensor, T: int):
         if out.shape[-2:] != (T, wp.shape[0]):
             raise ValueError(
                 f"proj reads (…, {T}, {wp.shape[0]}) tensors (T = {T} positions of n_head · head_size numbers), "
-                f"not one of shape {tuple(out.shape)}."
+                f"not one of shape {tuple(out.shape)}: put every head's output side by side first, "
+                "proj(torch.cat(outs, dim=-1))."
             )
         return out @ wp
 
@@ -125,10 +134,41 @@ EXERCISES = (
                 "softmax(..., dim=-1).",
             ),
             Mistake(
+                "softmax_without_dim",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax_dim=0 if x.dim() == 3 else -1),
+                SOFTMAX_WITHOUT_DIM,
+            ),
+            Mistake(
+                "interleaved_heads",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, join="interleave"),
+                "your heads' numbers are interleaved (head 0's first number, then head 1's first, …), as "
+                "torch.stack(outs, dim=-1).flatten(-2) leaves them: proj reads all of head 0's numbers first, then "
+                "head 1's, so put the heads side by side, torch.cat(outs, dim=-1).",
+            ),
+            Mistake(
+                "reshaped_without_transpose",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, join="reshape"),
+                "you reshaped a (B, n_head, T, head_size) tensor to (B, T, n_head · head_size) without moving the "
+                "heads next to head_size first, so each row mixes several positions: transpose(1, 2) before the "
+                "reshape, or put the heads side by side with torch.cat(outs, dim=-1).",
+            ),
+            Mistake(
+                "weights_transposed",
+                lambda x, wq, wk, wv, proj: x @ wq[0].T,
+                "here each head's weights are stored ready to use, (C, head_size): q = x @ wq[h], with no .T (the .T "
+                "belongs to nn.Linear's layout, (head_size, C), as in notebook 06).",
+            ),
+            Mistake(
                 "masked_after_softmax",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="after"),
                 "you masked the future after the softmax, so each head's rows no longer sum to 1. Mask each head's "
                 "scores first (−∞), then softmax, so the past shares all of a position's attention.",
+            ),
+            Mistake(
+                "masked_the_present",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, diagonal=0),
+                "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read "
+                "itself, so mask only above the diagonal, triu(diagonal=1) (or tril == 0).",
             ),
             Mistake(
                 "forgot_mask",

@@ -114,6 +114,8 @@ LINES = {  # the ways one line of the block can be written: part reads ln's copy
     "post-norm": lambda x, ln, part: ln(x + part(x)),  # the original Transformer's order
     "replaces x": lambda x, ln, part: part(ln(x)),  # no residual path
     "adds to the copy": lambda x, ln, part: ln(x) + part(ln(x)),  # x itself normalised on its way
+    "no LayerNorm": lambda x, ln, part: x + part(x),
+    "normalises the output": lambda x, ln, part: x + ln(part(x)),  # the LayerNorm after the part, not before it
 }
 
 
@@ -186,6 +188,18 @@ EXERCISES = (
                 "is and add to it, x = x + heads(ln1(x)).",
             ),
             Mistake(
+                "added_to_normalised",
+                _lines("adds to the copy", "pre-norm"),
+                "your heads' line adds to the LayerNormed copy, so x itself was normalised on its way: keep x as it "
+                "is and add to it, x = x + heads(ln1(x)), as your feed-forward line already does.",
+            ),
+            Mistake(
+                "added_to_normalised",
+                _lines("pre-norm", "adds to the copy"),
+                "your feed-forward line adds to the LayerNormed copy, so x itself was normalised on its way: keep x "
+                "as it is and add to it, x + ffwd(ln2(x)), as your heads' line already does.",
+            ),
+            Mistake(
                 "second_from_original",
                 lambda x, ln1, heads, ln2, ffwd: x + ffwd(ln2(x + heads(ln1(x)))),
                 "the feed-forward layer's output is added to the x that came in, so the heads' addition is lost: "
@@ -229,6 +243,36 @@ EXERCISES = (
                 "no_layer_norm",
                 lambda x, ln1, heads, ln2, ffwd: _block_forward(x, nn.Identity(), heads, nn.Identity(), ffwd),
                 "each part read x itself: it should read a LayerNormed copy, heads(ln1(x)) and ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "no_layer_norm",
+                _lines("no LayerNorm", "pre-norm"),
+                "the heads read x itself: they should read a LayerNormed copy, heads(ln1(x)), as your feed-forward "
+                "line reads ln2(x).",
+            ),
+            Mistake(
+                "no_layer_norm",
+                _lines("pre-norm", "no LayerNorm"),
+                "the feed-forward layer reads x itself: it should read a LayerNormed copy, ffwd(ln2(x)), as your "
+                "heads read ln1(x).",
+            ),
+            Mistake(
+                "normalised_the_output",
+                _lines("normalises the output", "normalises the output"),
+                "you normalised what each part hands back, ln1(heads(x)): the LayerNorm goes before the part, on "
+                "what it reads, heads(ln1(x)) and ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "normalised_the_output",
+                _lines("normalises the output", "pre-norm"),
+                "your heads' line normalises what the heads hand back, ln1(heads(x)): the LayerNorm goes before "
+                "them, on what they read, heads(ln1(x)), as in your feed-forward line.",
+            ),
+            Mistake(
+                "normalised_the_output",
+                _lines("pre-norm", "normalises the output"),
+                "your feed-forward line normalises what it hands back, ln2(ffwd(x)): the LayerNorm goes before it, "
+                "on what it reads, ffwd(ln2(x)), as in your heads' line.",
             ),
             Mistake(
                 "left_x_out",
