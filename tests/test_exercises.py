@@ -1258,3 +1258,13 @@ def test_inputs_taken_by_name_only_are_told_to_drop_the_star():
 def test_heads_that_do_not_reach_proj_side_by_side_are_told_to_concatenate():
     feedback = check("multi_head", lambda x, wq, wk, wv, proj: proj(sum(each_heads_output(x, wq, wk, wv))))
     assert feedback.passed is False and "proj(torch.cat(outs, dim=-1))" in feedback.message, feedback.message
+
+
+def test_a_random_step_is_named_as_one():
+    def block_with_dropout(x, ln1, heads, ln2, ffwd):
+        x = x + F.dropout(heads(ln1(x)), p=0.2)  # F.dropout drops unless told training=False
+        return x + ffwd(ln2(x))
+
+    feedback = check("block_forward", block_with_dropout)
+    assert feedback.passed is False and feedback.mistake == "random_result", feedback.message
+    assert "F.dropout" in feedback.message

@@ -27,6 +27,7 @@ LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float1
 ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right per sequence, wrong for a batch
 WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held in an integer tensor
 NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gradient is missing, partial or broken
+RANDOM = "random_result"  # the mistake name given to an answer that changes from call to call on the same input
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
@@ -265,6 +266,13 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     if replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes):
         return hard_coded(exercise, number, shapes)
     inputs = exercise.cases[number]
+    if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
+        return Feedback(
+            False,
+            f"`{label}` gives a different result each time it is called on the same input: a random step has no "
+            "place here (F.dropout, say, drops numbers unless told training=False; or torch.rand): leave it out.",
+            RANDOM,
+        )
     if right_one_sequence_at_a_time(exercise, fn, inputs):
         batch = tuple(inputs[0].shape)
         return Feedback(
@@ -318,6 +326,16 @@ def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
         return False
     answers = {tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}
     return len(answers) > 1 and any(len(shape) == len(shapes[0]) for shape in answers)
+
+
+def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float) -> bool:
+    """Whether `fn`, called once more on fresh copies of `inputs`, gives something other than `got`."""
+    try:
+        again = fn(*fresh(inputs))
+    except (Exception, SystemExit):
+        return False
+    return (isinstance(again, torch.Tensor) and not not_a_tensor_like(again) and again.shape == got.shape
+            and not close(as_float(again), as_float(got), atol))
 
 
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
