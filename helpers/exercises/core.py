@@ -269,8 +269,10 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
         return Feedback(
             False,
-            f"`{label}` gives a different result each time it is called on the same input: a random step has no "
-            "place here (F.dropout, say, drops numbers unless told training=False; or torch.rand): leave it out.",
+            f"`{label}` gives a different result each time it is called on the same input, so something in it is "
+            "random: a dropout step (F.dropout drops numbers unless told training=False) or torch.rand has no place "
+            "here, and a layer made inside your function (a new nn.Linear starts from random weights) should be "
+            "the one you are given.",
             RANDOM,
         )
     if right_one_sequence_at_a_time(exercise, fn, inputs):

@@ -8,8 +8,8 @@ from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart
 
 SOFTMAX_WITHOUT_DIM = (  # the hint for a softmax left to pick its own dim, in notebook 06's and 10's exercises
     "your softmax has no dim=, so PyTorch picked one (and warned): for one sequence's (T, T) scores it picks the "
-    "rows, but for a batch's (B, T, T) it picks dim 0 and shares each weight out across the sequences of the batch. "
-    "Always say which: softmax(..., dim=-1)."
+    "rows, but for a batch's (B, T, T) it picks dim 0 and shares each weight out across the sequences of the batch "
+    "(where every sequence has −∞, in the future, that is 0/0: NaN). Always say which: softmax(..., dim=-1)."
 )
 
 

@@ -267,8 +267,8 @@ EXERCISES = (
             Mistake(
                 "averaged_the_future",
                 lambda x: by_rows(x, lambda t: x[t:].mean(0)),
-                "row t averages x[t] … x[T − 1], itself and everything after it: x[t:] is the future. Row t may "
-                "only use x[0] … x[t]: slice x[: t + 1].",
+                "row t averages x[t] … x[T − 1], itself and everything after it (x[t:], or triu where tril "
+                "belongs): that is the future. Row t may only use x[0] … x[t]: slice x[: t + 1].",
             ),
             Mistake(
                 "divided_by_t",

@@ -256,8 +256,10 @@ EXERCISES = (
             Mistake(
                 "returned_the_scores",
                 lambda scores: scores.clone(),
-                "these are the scores as they came in: mask the future with −∞, then turn each row into weights "
-                "with softmax(..., dim=-1).",
+                "you returned the scores as they came in. If you did mask and softmax them: masked_fill and softmax "
+                "return new tensors and leave scores as it was, so keep what they return and return that, "
+                "wei = F.softmax(scores.masked_fill(...), dim=-1). If not: mask the future with −∞, then softmax "
+                "each row.",
             ),
             Mistake(
                 "finite_mask",
@@ -385,11 +387,14 @@ EXERCISES += (
                 "x - mean / std divides only the mean: / goes before -. Put the subtraction in brackets, "
                 "(x - mean) / std.",
             ),
-            Mistake(
-                "eps_too_large",
-                lambda x: F.layer_norm(x, x.shape[-1:], eps=1e-3),
-                "close, but every value is a little nearer 0 than it should be: your eps is larger than 1e-5, the one "
-                "asked for (and LayerNorm's default). Use eps = 1e-5.",
+            *(
+                Mistake(
+                    "eps_too_large",
+                    lambda x, eps=eps: F.layer_norm(x, x.shape[-1:], eps=eps),
+                    "close, but every value is a little nearer 0 than it should be: your eps is larger than 1e-5, the "
+                    "one asked for (and LayerNorm's default). Use eps = 1e-5.",
+                )
+                for eps in (1e-3, 1e-2, 1e-1)
             ),
             Mistake(
                 "not_centred",

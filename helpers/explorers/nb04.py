@@ -73,8 +73,9 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 
 
 def _cases() -> tuple:
-    """(tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions."""
-    tok_emb, pos_table, tok_emb_2, pos_table_2 = seeded_randn(4, (2, 4, 3), (8, 3), (3, 6, 5), (10, 5))
+    """(tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions, but not twice
+    as many, and C is not T ± 1, so that each slip of the slice gives a result (or a size clash) of its own."""
+    tok_emb, pos_table, tok_emb_2, pos_table_2 = seeded_randn(4, (2, 4, 6), (9, 6), (3, 6, 8), (11, 8))
     return (tok_emb, pos_table), (tok_emb_2, pos_table_2)
 
 
@@ -114,7 +115,7 @@ EXERCISES = (
             Mistake(
                 "last_rows",
                 lambda tok_emb, pos_table: tok_emb + pos_table[-tok_emb.shape[1]:],
-                "you took the table's last T rows, pos_table[-T:]: position t's row is row t, counted from the "
+                "you took the table's last T rows (pos_table[-T:]): position t's row is row t, counted from the "
                 "start, so take the first T rows, pos_table[:T].",
             ),
             Mistake(
@@ -126,8 +127,8 @@ EXERCISES = (
             Mistake(
                 "T_from_the_last_dimension",
                 lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[-1]],
-                "tok_emb.shape[-1] is C, the width of each vector: the number of positions is T = tok_emb.shape[1] "
-                "(or shape[-2]), so take pos_table[:T].",
+                "your slice of the table has C rows, not T: tok_emb.shape[-1] is C, the width of each vector. The "
+                "number of positions is T = tok_emb.shape[1] (or shape[-2]), so take pos_table[:T].",
             ),
             Mistake(
                 "unsqueezed_the_table",

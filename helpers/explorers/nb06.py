@@ -245,8 +245,9 @@ EXERCISES = (
             Mistake(
                 "T_from_dimension_1",
                 _mask_from_dim_1,
-                "x.shape[1] is C, the width of each vector, when x is one sequence, (T, C); it is T only when a "
-                "batch comes first. Count from the end: T = x.shape[-2].",
+                "your mask was built for fewer positions than the scores have: for one sequence of shape (T, C), "
+                "x.shape[1] (like x.shape[-1]) is C, the width of each vector, and it is T only once a batch comes "
+                "first. Count from the end, T = x.shape[-2] (and type no size in).",
             ),
             Mistake(
                 "swapped_q_and_k",
