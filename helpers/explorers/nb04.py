@@ -137,6 +137,12 @@ EXERCISES = (
                 "add it as it is; unsqueeze(1) makes it (T, 1, C), which does not.",
             ),
             Mistake(
+                "transposed_the_table",
+                lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].T,
+                "pos_table[:T] is already (T, C), lined up with the last two dimensions of tok_emb, (B, T, C): add it "
+                "as it is, without .T.",
+            ),
+            Mistake(
                 "no_positions",
                 lambda tok_emb, pos_table: tok_emb,
                 "you returned the token embeddings unchanged: add the position rows, or the same character looks "
