@@ -90,6 +90,7 @@ def causal_softmax(scores: torch.Tensor) -> torch.Tensor:
     return F.softmax(scores.masked_fill(tril == 0, float("-inf")), dim=-1)
 
 
-def future_mask(T: int, device=None) -> torch.Tensor:
-    """Boolean (T, T): True above the diagonal, where position t would see its future."""
-    return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)
+def future_mask(T: int, device=None, diagonal: int = 1) -> torch.Tensor:
+    """Boolean (T, T): True above the diagonal, where position t would see its future (`diagonal=0` marks the
+    diagonal too, the present: the checkers' slip of masking a position from itself)."""
+    return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=diagonal)

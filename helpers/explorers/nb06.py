@@ -135,8 +135,7 @@ def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0, fill=float("
     q, k = x @ w_q.T, x @ w_k.T
     scores = (k @ q.transpose(-2, -1) if swap else q @ k.transpose(-2, -1)) * scale
     if mask:
-        T = x.shape[-2]
-        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(diagonal), fill)
+        scores = scores.masked_fill(future_mask(x.shape[-2], x.device, diagonal), fill)
     return F.softmax(scores, dim=dim)
 
 

@@ -6,6 +6,7 @@ from itertools import permutations
 import torch
 import torch.nn.functional as F
 
+from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises.core import as_float, close
 from ..exercises.explain import SOFTMAX_WITHOUT_DIM
@@ -19,7 +20,7 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     "cat", or "interleave" each head's numbers, or "reshape" a (B, n_head, T, head_size) stack without transposing;
     `diagonal`: where the mask begins, 1 above the diagonal)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
-    future = torch.ones(x.shape[-2], x.shape[-2], dtype=torch.bool, device=x.device).triu(diagonal)
+    future = future_mask(x.shape[-2], x.device, diagonal)
     outs = []
     for h in range(wq.shape[0]) if heads is None else heads:
         wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
