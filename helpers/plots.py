@@ -719,7 +719,8 @@ def describe_axes(ax) -> str:
         parts.append(", ".join(axis_names))
     legend = ax.get_legend()
     if legend is not None:
-        parts.append("legend: " + ", ".join(t.get_text() for t in legend.get_texts()))
+        # each entry quoted: one may hold commas of its own ("decoder, past only")
+        parts.append("legend: " + ", ".join(f"'{t.get_text()}'" for t in legend.get_texts()))
     return "; ".join(parts) + "."
 
 

@@ -556,12 +556,14 @@ def test_a_loss_plot_says_where_its_curves_start_and_end():
 
 def test_any_other_figure_is_described_by_its_titles_axis_names_and_legend():
     fig, (left, right) = plt.subplots(1, 2)
-    left.plot([1, 2], label="naive")
+    left.plot([1, 2], label="naive, masked")
+    left.plot([2, 1], label="fused")
     left.set(title="time on cpu", xlabel="T (positions)", ylabel="seconds")
     left.legend()
     fig.suptitle("cost")
-    assert alt_text(fig) == ("cost. 2 panels: 'time on cpu'; T (positions) across, seconds up; legend: naive. "
-                             "a plot.")
+    # each legend entry quoted, so that entries which hold commas of their own do not run together
+    assert alt_text(fig) == ("cost. 2 panels: 'time on cpu'; T (positions) across, seconds up; legend: "
+                             "'naive, masked', 'fused'. a plot.")
     fig.set_label("Two log-log plots of cost against T.")
     assert alt_text(fig) == "Two log-log plots of cost against T."
     assert figure_alt_metadata(fig) == ({}, {"image/png": {"alt": "Two log-log plots of cost against T."}})
