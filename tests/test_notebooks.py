@@ -298,6 +298,17 @@ def test_no_notebook_assert_is_bare(notebook):
     assert found == [], f"{path.name}: give each assert a message saying what it checks: {', '.join(found)}"
 
 
+def test_every_quoted_run_a_notebook_points_to_is_a_test(notebook):
+    path, nb = notebook
+    tree = ast.parse((ROOT / "tests" / "test_quoted_runs.py").read_text(encoding="utf-8"))
+    tests = [node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
+    text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    # `-k word` picks the tests whose names hold the word: each command a notebook gives must pick at least one
+    words = re.findall(r"tests/test_quoted_runs\.py\s+-k\s+(\w+)", text)
+    missing = [word for word in words if not any(word in name for name in tests)]
+    assert missing == [], f"{path.name} points to tests/test_quoted_runs.py -k {missing}, but no test's name holds it"
+
+
 @pytest.mark.slow  # two fresh Pythons collect the notebooks
 def test_the_long_training_notebooks_run_under_make_test_slow_and_the_others_under_make_test():
     import subprocess
