@@ -116,22 +116,18 @@ def journey_display(steps) -> DiffDisplay:
     return DiffDisplay("\n".join(header + lines), summary)
 
 
-def show(shown: DiffDisplay) -> None:
-    """Display a diff coloured under IPython (JupyterLab, Colab, GitHub's view of the saved notebook); elsewhere
-    IPython's `display` prints it as plain text."""
-    from IPython.display import display
-
-    display(shown)
-
-
 def show_diff(old_fn, new_fn) -> None:
     """Show the literal difference between two functions, and how many lines changed (coloured under IPython)."""
-    show(diff_display(old_fn, new_fn))
+    from IPython.display import display
+
+    display(diff_display(old_fn, new_fn))
 
 
 def show_journey(steps) -> None:
     """Show one cumulative diff across the chain `steps` = [(label, fn), ...], each line labelled (see `journey`)."""
-    show(journey_display(steps))
+    from IPython.display import display
+
+    display(journey_display(steps))
 
 
 def show_source(fn) -> None:
