@@ -9,7 +9,7 @@ from matplotlib.transforms import offset_copy
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
-from ..exercises.core import close
+from ..exercises.core import close, fmt
 from ..plots import TEXT_PT, char_label
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
@@ -95,16 +95,11 @@ def _print_averages(words, averages, same) -> None:
                  else ", so their last averages differ."))
 
 
-def _value(v: float) -> str:
-    """A bar's value as the printout gives it, without trailing zeros: 3, 3.5, 1.67 (and 0 for an empty bar)."""
-    return f"{v:.2f}".rstrip("0").rstrip(".")
-
-
 def _label_height(value: float, written: bool, upright: bool) -> float:
     """Points from the top of a bar to just above its written value: where its "=" goes."""
     if not written:
         return 3
-    width, height, _ = text_to_path.get_text_width_height_descent(_value(value), FontProperties(size=TEXT_PT), False)
+    width, height, _ = text_to_path.get_text_width_height_descent(fmt(value), FontProperties(size=TEXT_PT), False)
     return 5 + (width if upright else height)  # an upright value is as tall as it is wide; 2 points of padding
 
 
@@ -131,7 +126,7 @@ def _draw(words, averages, same) -> None:
             xs = torch.arange(len(w)) + (k - (len(words) - 1) / 2) * width  # this word's bars, side by side
             bars = ax.bar(xs.tolist(), avg[:, channel].tolist(), width=width, color=color, label=repr(w))
             if written:
-                ax.bar_label(bars, [_value(v) for v in avg[:, channel].tolist()], padding=2, fontsize=TEXT_PT,
+                ax.bar_label(bars, [fmt(v) for v in avg[:, channel].tolist()], padding=2, fontsize=TEXT_PT,
                              rotation=90 if upright else 0)
         if any_same:
             for t in same.nonzero().flatten().tolist():

@@ -149,7 +149,6 @@ def _mask_from_dim_1(x, w_q, w_k, w_v):
     return F.softmax(scores.masked_fill(future_mask(x.shape[1]), float("-inf")), dim=-1) @ (x @ w_v.T)
 
 
-
 def _case(seed: int, shape: tuple, head_size: int) -> tuple:
     """Seeded x of `shape` (…, T, C) and three (head_size, C) weights."""
     return seeded_randn(seed, shape, *[(head_size, shape[-1])] * 3)
