@@ -313,11 +313,9 @@ def replays_earlier(exercise: Exercise, number: int, got) -> bool:
     if got is None or number == 0:
         return False
     got, expected = as_float(got), answer(exercise, exercise.cases[number])
-    for earlier in exercise.cases[:number]:
-        before = answer(exercise, earlier)
-        if got.shape == before.shape and (before.shape != expected.shape or close(got, before, exercise.atol)):
-            return True
-    return False
+    earlier_answers = (answer(exercise, earlier) for earlier in exercise.cases[:number])
+    return any(got.shape == before.shape and (before.shape != expected.shape or close(got, before, exercise.atol))
+               for before in earlier_answers)
 
 
 def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
