@@ -11,7 +11,9 @@
   or LayerNorm can learn at a smaller learning rate, while at 1e-2 every ReLU of one of its feed-forward layers dies;
   three blocks without their LayerNorms end a little lower at the recipe, while at constant rates the LayerNorms
   help; a longer context takes the finished model further; and the finished model does not overfit yet (so its
-  dropout is 0).
+  dropout is 0). In the first 150 steps, ln_f's division by each position's size, not the blocks' LayerNorms, slows
+  the stack with LayerNorm (without it, x's length helps set how confident a prediction is); the cliff of the stack
+  with neither is x grown about ten times through its parts by its third update.
 
 Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
 each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
@@ -260,6 +262,104 @@ def test_11_the_falling_rate_not_the_longer_run_closes_layer_norms_gap(splits):
     assert longer > constant / 2, f"three times as many steps at 1e-2 close less than half the gap ({figures})"
     assert falling < 0, f"500 steps falling to 1e-3 put LayerNorm behind ({figures})"
     assert falling < smaller < constant, f"a constant 5.5e-3 closes part of the gap ({figures})"
+
+
+class CentreOnly(nn.Module):
+    """A final LayerNorm's first half only: each position's mean over its numbers taken away, its size left as it is."""
+
+    def forward(self, x):
+        return x - x.mean(-1, keepdim=True)
+
+
+def with_final(make, final):
+    """A maker of `make()`'s model with `final()` (None: nothing) in place of its ln_f."""
+
+    def changed():
+        model = make()
+        model.ln_f = nn.Identity() if final is None else final()
+        return model
+
+    return changed
+
+
+@torch.no_grad()
+def reading_length(model: nn.Module, chunks: torch.Tensor, y: torch.Tensor) -> tuple[float, float, float]:
+    """For a stack without ln_f: (its loss on `chunks`, its loss with every x at the top scaled to the median length,
+    the correlation between x's length and the probability of the likeliest next character)."""
+    top = model.blocks(embed(model, chunks))
+    length = top.norm(dim=-1, keepdim=True)
+    loss = F.cross_entropy(model.lm_head(top).transpose(1, 2), y).item()
+    one_length = F.cross_entropy(model.lm_head(top / length * length.median()).transpose(1, 2), y).item()
+    likeliest = model.lm_head(top).softmax(-1).max(-1).values
+    return loss, one_length, torch.corrcoef(torch.stack([length.flatten(), likeliest.flatten()]))[0, 1].item()
+
+
+@pytest.mark.slow  # eighteen trainings of 150 steps, about a minute
+def test_11_ln_f_s_division_by_size_is_what_slows_the_first_150_steps(splits):
+    stack = notebook_11_stack()
+    makers = {
+        "both": stack(), "blocks' LayerNorms only": with_final(stack(), None),
+        "ln_f only": with_final(stack(layer_norm=False), lambda: nn.LayerNorm(32)),
+        "residual only": stack(layer_norm=False),
+        "ln_f centring only": with_final(stack(), CentreOnly),
+        "ln_f dividing only": with_final(stack(), lambda: nn.RMSNorm(32)),
+    }
+    chunks, y = consecutive_chunks(splits[1], 8, device=pick_device(verbose=False))
+    found = {}
+    for seed in (1337, 1338, 1339):
+        runs = {name: train_and_measure(make, *splits, steps=150, seed=seed) for name, make in makers.items()}
+        loss = {name: value for name, (_, value) in runs.items()}
+        with torch.no_grad():
+            spread = {name: model(chunks)[0].std(-1).median().item() for name, (model, _) in runs.items()}
+        found[seed] = (loss, spread, reading_length(runs["blocks' LayerNorms only"][0], chunks, y))
+        print(f"seed {seed}, 150 steps: " + ", ".join(f"{name} {value:.3f}" for name, value in loss.items()))
+        print("  the scores' spread (median standard deviation of a position's 65): "
+              + ", ".join(f"{name} {value:.2f}" for name, value in spread.items()))
+        print("  without ln_f: {:.3f}; every x at the top scaled to one length: {:.3f}; x's length against the "
+              "likeliest character's probability: correlation {:.2f}".format(*found[seed][2]))
+    for seed, (loss, spread, (plain, one_length, correlation)) in found.items():
+        figures = f"seed {seed}: {loss}, {spread}"
+        # 11 quotes: without the division by size, 0.04 to 0.10 lower; the blocks' LayerNorms, 0.02 or less either way
+        for with_it, without_it in (("both", "blocks' LayerNorms only"), ("ln_f only", "residual only"),
+                                    ("both", "ln_f centring only")):
+            assert 0.03 < loss[with_it] - loss[without_it] < 0.12, f"{with_it} vs {without_it} ({figures})"
+        for with_it, without_it in (("both", "ln_f only"), ("blocks' LayerNorms only", "residual only")):
+            assert abs(loss[with_it] - loss[without_it]) < 0.03, f"the blocks' LayerNorms: little ({figures})"
+        for kept, part in (("both", "ln_f dividing only"), ("blocks' LayerNorms only", "ln_f centring only")):
+            assert abs(loss[kept] - loss[part]) < 0.01, f"{part} ends where {kept} does ({figures})"
+        assert spread["blocks' LayerNorms only"] > spread["both"] + 0.2, f"without it, scores spread wider ({figures})"
+        lead = loss["both"] - loss["blocks' LayerNorms only"]
+        assert 0.25 * lead < one_length - plain < 0.75 * lead and correlation > 0.4, (
+            f"its scores read x's length: one length for every x costs it a third to a half of its lead ({figures}, "
+            f"{plain:.3f}, {one_length:.3f}, {correlation:.2f})")
+
+
+@pytest.mark.slow  # six trainings of 2 to 4 updates, a few seconds
+def test_11_the_cliff_is_x_grown_ten_times_through_the_stack_with_neither(splits):
+    stack = notebook_11_stack()
+    chunks = consecutive_chunks(splits[1], 8, device=pick_device(verbose=False))[0]
+    found = {}
+    for name, make in (("neither", stack(residual=False, layer_norm=False)), ("LayerNorm only", stack(residual=False))):
+        for updates in (2, 3, 4):
+            model, loss = train_and_measure(make, *splits, steps=updates, decay=False)
+            with torch.no_grad():
+                x, lengths = embed(model, chunks), []  # x's median length after each part, up the stack
+                for block in model.blocks:
+                    for norm, part in ((block.ln1, block.sa_heads), (block.ln2, block.ffwd)):
+                        x = part(norm(x))
+                        lengths.append(x.norm(dim=-1).median().item())
+                spread = model(chunks)[0].std(-1).median().item()
+            found[name, updates] = (loss, lengths, spread)
+            print(f"{name}, {updates} updates: validation loss {loss:.2f}; x's length after each part "
+                  f"{', '.join(f'{v:.1f}' for v in lengths)}; the scores' spread {spread:.2f}")
+    (_, before, spread_before), (loss, after, spread_after), (_, later, spread_later) = (
+        found["neither", updates] for updates in (2, 3, 4))
+    figures = str(found)
+    # 11 quotes: x at the top 2.9, 25 and 4.5 after 2, 3 and 4 updates; the scores' spread 0.44, then 4.3
+    assert loss > 8 and after[-1] > 5 * before[-1] and after[-1] > 3 * later[-1], f"x grew, then shrank ({figures})"
+    assert all(a < b for a, b in zip(after[:-1], after[1:], strict=True)), f"each part lengthens x ({figures})"
+    assert spread_after > 5 * max(spread_before, spread_later), f"the scores spread far wider ({figures})"
+    assert all(found["LayerNorm only", n][2] < 1.5 for n in (2, 3, 4)), f"not with LayerNorms ({figures})"
 
 
 def record_live_units(model: nn.Module) -> list[list[tuple[bool, int]]]:
