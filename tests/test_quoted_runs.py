@@ -375,6 +375,20 @@ def record_live_units(model: nn.Module) -> list[list[tuple[bool, int]]]:
     return record
 
 
+def record_sizes(model: nn.Module) -> list[list[tuple[float, float]]]:
+    """Hooks on each block: for every training batch, (the median length of the x the block hands on, the mean of its
+    feed-forward units' pre-activations) is appended to that block's list; returns the lists."""
+    record = []
+    for block in model.blocks:
+        sizes, pre = [], []
+        block.ffwd.net[1].register_forward_hook(
+            lambda relu, inputs, output, pre=pre: pre.append(inputs[0].mean().item()) if relu.training else None)
+        block.register_forward_hook(lambda block, inputs, output, sizes=sizes, pre=pre: sizes.append(
+            (output.norm(dim=-1).median().item(), pre[-1])) if block.training else None)
+        record.append(sizes)
+    return record
+
+
 def live_units(model: nn.Module, record: list, chunks: torch.Tensor) -> list[int]:
     """For each block, how many of its feed-forward units are positive somewhere in `chunks` (n, T). It empties
     `record` (record_live_units's lists) first: read what training recorded before calling it."""
@@ -396,7 +410,8 @@ def weights_reached(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> list[
 @pytest.mark.slow  # two trainings of a three-block stack, about 40 s
 def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     """At 3e-3 it learns; at the recipe's 1e-2 it learns for a while, then the ReLUs of one feed-forward layer all die,
-    which leaves the model one prediction for every input (the frequencies) and no gradient to learn its way back."""
+    which leaves the model one prediction for every input (the frequencies) and no gradient to learn its way back.
+    They die when the x that the blocks hand on grows tens of times longer, which it does at 1e-2 only."""
     train_data, val_data = splits
     bigram = token_losses(counted_bigram(train_data), val_data).mean().item()
     counts = torch.bincount(train_data, minlength=VOCAB_SIZE).float()  # as 11 scores the frequencies' loss
@@ -404,13 +419,13 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     best_without_input = notebook_namespace("11", ("best_without_input",), torch=torch,
                                             VOCAB_SIZE=VOCAB_SIZE)["best_without_input"]
     floor = best_without_input(train_data)  # the least training loss without reading the input (11's 3.309)
-    records = {}
+    records, sizes = {}, {}
 
     def recorded(lr):
-        """11's stack with neither, recording its live units in records[lr]."""
+        """11's stack with neither, recording its live units in records[lr] and its sizes in sizes[lr]."""
         def make():
             model = notebook_11_stack()(residual=False, layer_norm=False)()
-            records[lr] = record_live_units(model)
+            records[lr], sizes[lr] = record_live_units(model), record_sizes(model)
             return model
         return make
 
@@ -457,6 +472,22 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert abs(after - floor) < 0.05, f"and the loss goes back to the floor of ignoring the input ({figures})"
     assert hands_on_its_bias, f"that layer hands on its last Linear's bias, whatever the input ({figures})"
     assert set(reached) <= set(names[names.index(bias):]), f"no gradient reaches below the dead layer ({figures})"
+
+    # Why they died at 1e-2: the x the blocks hand on grew tens of times longer, at 1e-2 only
+    longest = {lr: [max(length for length, _ in block) for block in sizes[lr]] for lr in sizes}
+    block_1 = [length for length, _ in sizes[1e-2][0]]
+    lowest = min(mean for _, mean in sizes[1e-2][dead][died:])  # the dead layer's pre-activations, once all are dead
+    calm = max(abs(mean) for block in sizes[3e-3] for _, mean in block[100:])
+    sizes_figures = (f"at 1e-2, block 1 hands on x of median length {block_1[100]:.1f} at step 100, "
+                     f"{block_1[500]:.1f} at step 500, {block_1[died]:.1f} at step {died}; the longest each block "
+                     f"handed on, at 1e-2: {', '.join(f'{v:.0f}' for v in longest[1e-2])}, at 3e-3: "
+                     f"{', '.join(f'{v:.1f}' for v in longest[3e-3])}; block {dead + 1}'s pre-activations once dead: "
+                     f"a mean of {lowest:.0f} at the lowest (at 3e-3, every layer's mean within {calm:.2f} of 0 from "
+                     f"step 100 on)")
+    print(sizes_figures)
+    assert block_1[died] > 10 * block_1[100], f"at 1e-2, x grew more than ten times before they died ({sizes_figures})"
+    assert max(longest[1e-2]) > 100 > 20 > max(longest[3e-3]), f"at 1e-2 only, x grows to hundreds ({sizes_figures})"
+    assert lowest < -10 and calm < 1, f"dead, the units' pre-activations lie far below 0 ({sizes_figures})"
 
 
 @pytest.fixture(scope="module")
