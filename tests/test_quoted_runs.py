@@ -13,7 +13,8 @@
   help; a longer context takes the finished model further; and the finished model does not overfit yet (so its
   dropout is 0). In the first 150 steps, ln_f's division by each position's size, not the blocks' LayerNorms, slows
   the stack with LayerNorm (without it, x's length helps set how confident a prediction is); the cliff of the stack
-  with neither is x grown about ten times through its parts by its third update.
+  with neither is x grown about ten times through its parts by its third update; and held to one length between its
+  parts, that stack keeps its units alive at 1e-2.
 
 Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
 each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
@@ -504,6 +505,33 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert fast[dead][died - 1][1] < -10 < -1 < fast[dead][500][1], f"pre-activations sank below 0 ({sizes_figures})"
     assert max(v[0] for block in slow for v in block) < 20, f"at 3e-3, no x grows far ({sizes_figures})"
     assert max(abs(v[1]) for block in slow for v in block[100:]) < 1, f"at 3e-3, means near 0 ({sizes_figures})"
+
+
+class OneLength(nn.Module):
+    """Every x divided by its size (its root mean square), so that it reaches the next part at length √C whatever
+    happened below: an RMSNorm without its learned scale."""
+
+    def forward(self, x):
+        return x / x.pow(2).mean(-1, keepdim=True).sqrt()
+
+
+@pytest.mark.slow  # one training of a three-block stack, about 20 s
+def test_11_held_to_one_length_the_units_of_the_stack_with_neither_survive_1e_2(splits):
+    def held():
+        model = notebook_11_stack()(residual=False, layer_norm=False)()
+        for block in model.blocks:
+            block.ln1, block.ln2 = OneLength(), OneLength()
+        model.ln_f = OneLength()
+        return model
+
+    model, loss = train_and_measure(held, *splits)
+    chunks = consecutive_chunks(splits[1], 8, device=model_device(model))[0]
+    live = live_units(model, record_live_units(model), chunks)
+    print(f"the stack with neither, every x held to one length before each part: {loss:.3f} at 1e-2; live "
+          f"feed-forward units per block (of 128), on every validation chunk: {live}")
+    # 11 quotes 127 and 125 live in blocks 2 and 3 (without the rescaling: 7 and 0), and a loss of 3.235
+    assert min(live) > 0.5 * 128, f"no layer dies: most units of every block stay live ({live})"
+    assert 2.6 < loss < 3.3, f"yet it learns little, far above the bigram ({loss:.3f})"
 
 
 @pytest.fixture(scope="module")
