@@ -338,13 +338,14 @@ def test_11_ln_f_s_division_by_size_is_what_slows_the_first_150_steps(splits):
         assert 0.25 * lead < one_length - plain < 0.75 * lead and correlation > 0.4 > 0.2 > with_ln_f, (
             f"its scores read x's length: one length for every x costs it a third to a half of its lead ({figures}, "
             f"{plain:.3f}, {one_length:.3f}, {correlation:.2f})")
+        assert one_length < loss["both"], f"with x's length taken away, still ahead of the stack with ln_f ({figures})"
 
 
 @pytest.mark.slow  # six trainings of 2 to 4 updates, a few seconds
 def test_11_the_cliff_is_x_grown_ten_times_through_the_stack_with_neither(splits):
     stack = notebook_11_stack()
     chunks, targets = consecutive_chunks(splits[1], 8, device=pick_device(verbose=False))
-    found = {}
+    found, models = {}, {}
     for name, make in (("neither", stack(residual=False, layer_norm=False)), ("LayerNorm only", stack(residual=False))):
         for updates in (2, 3, 4):
             model, loss = train_and_measure(make, *splits, steps=updates, decay=False)
@@ -360,19 +361,27 @@ def test_11_the_cliff_is_x_grown_ten_times_through_the_stack_with_neither(splits
                 likeliest = scores.softmax(-1).max(-1)
                 right = (likeliest.indices == targets).float().mean().item()
             found[name, updates] = (loss, lengths, spread, right, likeliest.values.mean().item())
+            models[name, updates] = model
             print(f"{name}, {updates} updates: validation loss {loss:.2f}; x's length in the embeddings, then after "
                   f"each part {', '.join(f'{v:.1f}' for v in lengths)}; the scores' spread {spread:.2f}; the "
                   f"likeliest character right {right:.1%} of the time, given {found[name, updates][-1]:.2f} on average")
     _, before, spread_before, right_before, _ = found["neither", 2]
     loss, after, spread_after, right_after, sure = found["neither", 3]
     _, later, spread_later, _, _ = found["neither", 4]
-    figures = str(found)
-    # 11 quotes: x at the top 2.9, 25 and 4.6 after 2, 3 and 4 updates; the scores' spread 0.44, then 4.3
+    with torch.no_grad():  # after three updates, every x at the top scaled to the median length it had after two
+        top = models["neither", 3].blocks(embed(models["neither", 3], chunks))
+        shrunk = top / top.norm(dim=-1, keepdim=True) * before[-1]
+        shrunk_loss = F.cross_entropy(models["neither", 3].lm_head(shrunk).transpose(1, 2), targets).item()
+    print(f"after three updates, with every x at the top scaled to length {before[-1]:.1f}: {shrunk_loss:.2f}")
+    figures = f"{found}, scaled to two updates' length: {shrunk_loss:.2f}"
+    # 11 quotes: x at the top 2.9, 25 and 4.6 after 2, 3 and 4 updates; the scores' spread 0.44, then 4.3; 3.67 when
+    # the three-update x is scaled back to 2.9
     assert loss > 8 and after[-1] > 5 * before[-1] and after[-1] > 3 * later[-1], f"x grew, then shrank ({figures})"
     assert all(a < b for a, b in zip(after[1:-1], after[2:], strict=True)), (
         f"each part after the first heads lengthens x ({figures})")
     assert spread_after > 5 * max(spread_before, spread_later), f"the scores spread far wider ({figures})"
     assert abs(right_after - right_before) < 0.02 and sure > 0.9, f"surer, not more often right ({figures})"
+    assert shrunk_loss < 4, f"scaled back to its earlier length, x scores about as before ({figures})"
     assert all(found["LayerNorm only", n][2] < 1.5 for n in (2, 3, 4)), f"not with LayerNorms ({figures})"
 
 
