@@ -516,21 +516,13 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert max(abs(v[1]) for block in slow for v in block[100:]) < 1, f"at 3e-3, means near 0 ({sizes_figures})"
 
 
-class OneLength(nn.Module):
-    """Every x divided by its size (its root mean square), so that it reaches the next part at length √C whatever
-    happened below: an RMSNorm without its learned scale."""
-
-    def forward(self, x):
-        return x / x.pow(2).mean(-1, keepdim=True).sqrt()
-
-
 @pytest.mark.slow  # one training of a three-block stack, about 20 s
 def test_11_held_to_one_length_the_units_of_the_stack_with_neither_survive_1e_2(splits):
     def held():
         model = notebook_11_stack()(residual=False, layer_norm=False)()
-        for block in model.blocks:
-            block.ln1, block.ln2 = OneLength(), OneLength()
-        model.ln_f = OneLength()
+        for block in model.blocks:  # every x divided by its root mean square: an RMSNorm without its learned scale
+            block.ln1, block.ln2 = (nn.RMSNorm(32, elementwise_affine=False) for _ in range(2))
+        model.ln_f = nn.RMSNorm(32, elementwise_affine=False)
         return model
 
     model, loss = train_and_measure(held, *splits)
@@ -538,7 +530,9 @@ def test_11_held_to_one_length_the_units_of_the_stack_with_neither_survive_1e_2(
     live = live_units(model, record_live_units(model), chunks)
     print(f"the stack with neither, every x held to one length before each part: {loss:.3f} at 1e-2; live "
           f"feed-forward units per block (of 128), on every validation chunk: {live}")
-    # 11 quotes 127 and 125 live in blocks 2 and 3 (without the rescaling: 7 and 0), and a loss of 3.235
+    # 11 quotes 123 and 105 live in blocks 2 and 3 (without the rescaling: 7 and 0), and a loss of 3.123. The same
+    # division written another way rounds differently and ends elsewhere (3.137 to 3.235, 82 or more live in each
+    # layer, in runs made while writing this), hence the margins
     assert min(live) > 0.5 * 128, f"no layer dies: most units of every block stay live ({live})"
     assert 2.6 < loss < 3.3, f"yet it learns little, far above the bigram ({loss:.3f})"
 
