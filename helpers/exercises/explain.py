@@ -6,6 +6,10 @@ import torch
 from ..attention import future_mask
 from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart
 
+MASKED_THE_PRESENT = (  # the hint for a mask that hides the diagonal too, in notebook 06's and 10's exercises
+    "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read itself, so mask "
+    "only above the diagonal, triu(diagonal=1) (or tril == 0)."
+)
 SOFTMAX_WITHOUT_DIM = (  # the hint for a softmax left to pick its own dim, in notebook 06's and 10's exercises
     "your softmax has no dim=, so PyTorch picked one (and warned): for one sequence's (T, T) scores it picks the "
     "rows, but for a batch's (B, T, T) it picks dim 0 and shares each weight out across the sequences of the batch "

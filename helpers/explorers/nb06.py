@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import SOFTMAX_WITHOUT_DIM
+from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM
 from ..plots import show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
@@ -220,8 +220,7 @@ EXERCISES = (
             Mistake(
                 "masked_the_present",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, diagonal=0) @ (x @ w_v.T),
-                "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read "
-                "itself, so mask only above the diagonal, triu(diagonal=1) (or tril == 0).",
+                MASKED_THE_PRESENT,
             ),
             Mistake(
                 "value_from_the_query_weight",

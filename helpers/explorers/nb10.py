@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises.core import as_float, close
-from ..exercises.explain import SOFTMAX_WITHOUT_DIM
+from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM
 from .core import seeded_randn
 
 
@@ -168,8 +168,7 @@ EXERCISES = (
             Mistake(
                 "masked_the_present",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, diagonal=0),
-                "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read "
-                "itself, so mask only above the diagonal, triu(diagonal=1) (or tril == 0).",
+                MASKED_THE_PRESENT,
             ),
             Mistake(
                 "forgot_mask",
