@@ -238,6 +238,10 @@ def test_10_the_single_head_weighs_the_past_alike_from_every_seed_until_a_residu
         f"two seeds' single heads weigh the past alike; two seeds' four heads do not, however matched ({figures})")
     assert max(freed["on itself"]) < 0.55 and min(freed["rows apart"]) > max(one["rows apart"]) + 0.05, (
         f"freed by a residual path, the single head reads itself less, and differently at each seed ({figures})")
+    on_itself, before = four["on itself"], four["on the one before"]
+    assert all(0.6 < v < 0.8 for v in on_itself) and all(0.15 < v < 0.3 for v in before), (
+        f"four heads, on average over the heads: about 0.7 on itself, 0.2 on the one before ({figures})")
+    assert max(freed["losses"]) < min(one["losses"]) - 0.05, f"the residual path lowers the loss ({figures})"
     assert spread["OneHeadModel"] < 0.01 and spread["ResidualOneHead"] < 0.015, (
         f"yet the freed head's loss stays about as steady as the plain one's ({figures})")
 
