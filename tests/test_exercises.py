@@ -602,6 +602,31 @@ def test_a_block_that_adds_in_place_is_told_that_backward_would_fail():
     assert feedback.passed is False and feedback.mistake == NO_GRADIENT and "changed in place" in feedback.message
 
 
+def test_a_block_whose_feed_forward_reads_the_heads_copy_is_told_it_never_sees_what_they_added():
+    def old_copy(x, ln1, heads, ln2, ffwd):
+        h = ln1(x)
+        x = x + heads(h)
+        return x + ffwd(ln2(h))  # h is the copy of the x that came in
+
+    feedback = check("block_forward", old_copy)
+    assert feedback.passed is False and feedback.mistake == "old_copy", feedback.message
+    assert "never sees what the heads added" in feedback.message
+
+
+@pytest.mark.parametrize("factor", [0.5, 2.0])
+def test_an_answer_scaled_by_one_factor_is_told_so_where_no_hint_of_its_own_says_more(factor):
+    feedback = check("block_forward", lambda *parts: factor * solution(EXERCISES["block_forward"])(*parts))
+    assert feedback.passed is False and feedback.mistake is None, feedback.message
+    assert f"every entry is {factor:g} times the reference's" in feedback.message
+
+
+def test_an_answer_off_in_sign_or_by_a_hair_is_not_called_scaled():
+    for wrong in (lambda *parts: -solution(EXERCISES["block_forward"])(*parts),
+                  lambda *parts: 1.005 * solution(EXERCISES["block_forward"])(*parts)):
+        feedback = check("block_forward", wrong)
+        assert feedback.passed is False and "times the reference's" not in feedback.message, feedback.message
+
+
 def test_explain_difference_uses_the_tolerance_it_is_given():
     got, expected = torch.tensor([1.0, 2.0005]), torch.tensor([1.0, 2.0])
     assert "entry 1 is 2.0005 where the reference has 2" in explain_difference(got, expected, atol=1e-4)
@@ -759,6 +784,22 @@ def test_standardising_without_eps_is_caught_by_a_row_of_equal_numbers():
     assert feedback.passed is False and feedback.mistake == "no_eps", feedback.message
     passed = check("standardise_rows", solution(EXERCISES["standardise_rows"]))
     assert "for a (4, 4) input, a (3, 6) input and a (2, 5) input." in passed.message
+
+
+@pytest.mark.parametrize("eps, named", [(2e-4, "0.0002"), (5e-4, "0.0005"), (1e-3, "0.001"), (0.1, "0.1")])
+def test_a_larger_eps_is_named_with_the_eps_it_added(eps, named):
+    feedback = check("standardise_rows", lambda x: F.layer_norm(x, x.shape[-1:], eps=eps))
+    assert feedback.passed is False, feedback.message
+    assert f"as an eps of about {named} makes them" in feedback.message and "add eps = 1e-5" in feedback.message
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda x: 0.99 * F.layer_norm(x, x.shape[-1:]),  # every row scaled alike: no one eps makes that
+    lambda x: (x - x.mean(-1, keepdim=True)) / (x.var(-1, unbiased=False, keepdim=True).sqrt() + 1e-2),  # eps outside
+])
+def test_an_answer_scaled_otherwise_is_not_blamed_on_eps(wrong):
+    feedback = check("standardise_rows", wrong)
+    assert feedback.passed is False and "eps" not in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize(

@@ -650,6 +650,10 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -
     index = first_index(differs)
     if torch.isnan(got[index]):
         return f"the shape is right but {entry_words(index)} is {NAN_CAUSES}"
+    factor = scaled_by(got, expected)
+    if factor is not None:
+        return (f"every entry is {fmt(factor)} times the reference's: your steps are right, but something scales the "
+                "result (a factor, or a division left in or out).")
     yours, reference = fmt_apart(got[index], expected[index])
     gaps = (got - expected).abs().nan_to_num(0.0)
     largest = first_index(gaps == gaps.max())
@@ -659,6 +663,17 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -
         f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
         "compare your steps with the lesson's."
     )
+
+
+def scaled_by(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor | None:
+    """The factor c when `got` is `expected` times one positive c that is not 1 (to 0.1 %, over the entries not near
+    0), else None: a stray constant of 1.005 or a flipped sign is not a scale."""
+    seen = expected.abs() > 1e-3
+    ratio = got[seen] / expected[seen]
+    factor = ratio[0] if ratio.numel() else torch.tensor(1.0)
+    if factor > 0 and abs(factor - 1) > 0.01 and torch.allclose(ratio, factor.expand_as(ratio), rtol=1e-3):
+        return factor
+    return None
 
 
 def first_index(mask: torch.Tensor) -> tuple[int, ...]:

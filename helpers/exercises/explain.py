@@ -4,7 +4,7 @@ several exercises share."""
 import torch
 
 from ..attention import future_mask
-from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart
+from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart, scaled_by
 
 MASKED_THE_PRESENT = (  # the hint for a mask that hides the diagonal too, in notebook 06's and 10's exercises
     "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read itself, so mask "
@@ -69,9 +69,5 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, ato
             "your result looks like weights (every entry from 0 to 1, rows or columns summing to 1): this step stops "
             "at the scores. The mask and the softmax come after it."
         )
-    seen = expected.abs() > 1e-3
-    ratio = got[seen] / expected[seen]
-    factor = ratio[0] if ratio.numel() else torch.tensor(1.0)
-    if factor > 0 and abs(factor - 1) > 0.01 and torch.allclose(ratio, factor.expand_as(ratio), rtol=1e-3):
-        return f"your scores are the right ones times {fmt(factor)}: {scale}."
-    return None
+    factor = scaled_by(got, expected)
+    return None if factor is None else f"your scores are the right ones times {fmt(factor)}: {scale}."

@@ -206,6 +206,25 @@ EXERCISES = (
                 "update x in the first line, x = x + heads(ln1(x)), and add to that x in the second.",
             ),
             Mistake(
+                "old_copy",
+                lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)) + ffwd(ln2(ln1(x))),
+                "your feed-forward line reads ln2 of the copy the heads read, ln1 of the x that came in, so it never "
+                "sees what the heads added: after x = x + heads(ln1(x)), it reads ln2 of that new x, ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "old_copy",
+                lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)) + ffwd(ln1(x)),
+                "your feed-forward line reads the copy the heads read, ln1 of the x that came in, so it never sees "
+                "what the heads added and skips its own LayerNorm: after x = x + heads(ln1(x)), it reads ln2 of that "
+                "new x, ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "normalised_twice",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln1, heads, lambda y: ln2(ln1(y)), ffwd),
+                "your feed-forward line normalises x twice, ln2(ln1(x)): ln1 belongs to the heads alone, and the "
+                "feed-forward layer reads ln2(x).",
+            ),
+            Mistake(
                 "swapped_layer_norms",
                 lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln2, heads, ln1, ffwd),
                 "the two LayerNorms are swapped: ln1 belongs to the heads and ln2 to the feed-forward layer, "
