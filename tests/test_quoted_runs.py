@@ -518,7 +518,9 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert fast[0][died - 1][0] > 10 * fast[0][100][0], f"at 1e-2, x grew over ten times first ({sizes_figures})"
     # counted back from the step they died at, which another CPU's rounding can move (653 here)
     assert fast[1][died - 1][0] > 5 * fast[1][died - 100][0], f"block 2's x grew fastest at the end ({sizes_figures})"
-    assert fast[dead][died - 1][1] < -10 < -1 < fast[dead][died - 150][1], f"pre-acts sank below 0 ({sizes_figures})"
+    # near 0 at step 100, far below it by the end; in between another CPU's path differs (step 500: −0.21 on the AMD
+    # EPYC the text quotes, −25 on an Intel Xeon)
+    assert fast[dead][died - 1][1] < -10 < -1 < fast[dead][100][1], f"pre-acts sank far below 0 ({sizes_figures})"
     assert max(v[0] for block in slow for v in block) < 20, f"at 3e-3, no x grows far ({sizes_figures})"
     assert max(abs(v[1]) for block in slow for v in block[100:]) < 1, f"at 3e-3, means near 0 ({sizes_figures})"
 
