@@ -1130,6 +1130,21 @@ def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, 
 
 
 @pytest.mark.parametrize("name, fn", [
+    ("attention_scores", lambda q, k: k @ q.mT),
+    ("scaled_scores", lambda q, k: k @ q.mT * k.shape[-1] ** -0.5),  # 07 names it as 05 does
+])
+def test_scores_with_keys_in_the_rows_are_told_the_query_comes_first(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and "the right ones transposed" in feedback.message, feedback.message
+    assert "q @ k.transpose(-2, -1)" in feedback.message
+
+
+def test_positions_given_one_row_of_the_table_are_told_to_slice():
+    feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[tok_emb.shape[1]])
+    assert feedback.passed is False and feedback.mistake == "one_row", feedback.message
+
+
+@pytest.mark.parametrize("name, fn", [
     ("attention_scores", lambda q, k: (q @ k.mT).tril() + (q @ k.mT).tril(-1).mT),  # the past mirrored, not masked
     ("attention_scores", lambda q, k: -(q @ k.mT)),  # a sign, not a scale
     ("attention_scores", lambda q, k: (q @ k.mT) * 1.005),  # a stray constant: "times 1" would say nothing

@@ -52,9 +52,9 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
 
 
 def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float, *, scale: str) -> str | None:
-    """A wrong (…, T, T) score matrix that a mask, a softmax or a scale changed, in words (the past and present
-    compared within `atol`); `scale` is the sentence that says what the right scale is. None when it is none of
-    these."""
+    """A wrong (…, T, T) score matrix that a mask, a softmax, a transpose or a scale changed, in words (the past and
+    present compared within `atol`); `scale` is the sentence that says what the right scale is. None when it is none
+    of these."""
     future = future_mask(got.shape[-1])
     filled = got[..., future]
     one_value = filled.numel() > 0 and bool((filled == filled.flatten()[0]).all())
@@ -69,5 +69,8 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, ato
             "your result looks like weights (every entry from 0 to 1, rows or columns summing to 1): this step stops "
             "at the scores. The mask and the softmax come after it."
         )
+    if close(got.transpose(-2, -1), expected, atol):
+        return ("your scores are the right ones transposed (k @ qᵀ, say): a row is the position asking, by its query, "
+                "and a column the position asked, by its key, so the query comes first: q @ k.transpose(-2, -1).")
     factor = scaled_by(got, expected)
     return None if factor is None else f"your scores are the right ones times {fmt(factor)}: {scale}."

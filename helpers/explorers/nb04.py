@@ -113,6 +113,12 @@ EXERCISES = (
                 "(rows 0 to T − 1), not rows 1 to T.",
             ),
             Mistake(
+                "one_row",
+                lambda tok_emb, pos_table: tok_emb + pos_table[tok_emb.shape[1]],
+                "every position got the same row, row T (pos_table[T] picks one row; the colon of pos_table[:T] makes "
+                "it a slice, rows 0 to T − 1): take pos_table[:T], so that position t gets row t.",
+            ),
+            Mistake(
                 "last_rows",
                 lambda tok_emb, pos_table: tok_emb + pos_table[-tok_emb.shape[1]:],
                 "you took the table's last T rows (pos_table[-T:]): position t's row is row t, counted from the "

@@ -91,12 +91,6 @@ EXERCISES = (
                 "move it.",
             ),
             Mistake(
-                "asker_in_columns",
-                lambda q, k: k @ q.transpose(-2, -1),
-                "you computed k @ qᵀ, the transpose of the answer: rows must be the position asking (its query), "
-                "columns the position asked (its key). Use q @ k.transpose(-2, -1).",
-            ),
-            Mistake(
                 "scaled_early",
                 lambda q, k: q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5,
                 "your scores are scaled by 1/√head_size: that comes later (notebook 07). Return q @ kᵀ alone.",
