@@ -516,7 +516,7 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
                      f"most {max(v[2] for block in slow for v in block[100:]):.2f}")
     print(sizes_figures)
     assert fast[0][died - 1][0] > 10 * fast[0][100][0], f"at 1e-2, x grew over ten times first ({sizes_figures})"
-    # counted back from the step they died at, which another CPU's rounding can move (653 here)
+    # counted back from the step they died at, which another CPU's rounding moves (653 on the AMD EPYC, 669 on a Xeon)
     assert fast[1][died - 1][0] > 5 * fast[1][died - 100][0], f"block 2's x grew fastest at the end ({sizes_figures})"
     # near 0 at step 100, far below it by the end; in between another CPU's path differs (step 500: −0.21 on the AMD
     # EPYC the text quotes, −25 on an Intel Xeon)
