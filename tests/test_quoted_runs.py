@@ -4,7 +4,9 @@
   its own seed without the loss reports, the head reads and predicts otherwise.
 - 10: taking the output projection out of 11's models changes their loss by about as much as a change of seed;
   that no head reads the h of `hou` holds at seed 1337 only; the single head weighs the past the same way from
-  every seed, unlike four heads, and unlike itself once a residual path frees it (whose loss still hardly moves).
+  every seed, unlike four heads, and unlike itself once a residual path frees it (whose loss still hardly moves);
+  at a u after an o, head 0's reading the y two back lowers the loss on the next character, while no head reads the h
+  (taking it away changes nothing), though counted, the h tells something and a c (hardly read) as much as the y.
 - 11: without residual paths some head carries each position's own character, at other seeds too; with them, the
   heads are free, not forced, to read elsewhere (at seed 1339 one head's u of `hou` still reads itself). At learning
   rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap; a stack of blocks without residual paths
@@ -23,6 +25,8 @@ each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` sh
 
 import ast
 import itertools
+import math
+from collections import Counter
 
 import pytest
 import torch
@@ -244,6 +248,79 @@ def test_10_the_single_head_weighs_the_past_alike_from_every_seed_until_a_residu
     assert max(freed["losses"]) < min(one["losses"]) - 0.05, f"the residual path lowers the loss ({figures})"
     assert spread["OneHeadModel"] < 0.01 and spread["ResidualOneHead"] < 0.015, (
         f"yet the freed head's loss stays about as steady as the plain one's ({figures})")
+
+
+@torch.no_grad()
+def losses_after_the_u(model, chunks, targets, chunk, place, change=None) -> torch.Tensor:
+    """The four-head model's loss on the character after each u at (chunk, place), computed head by head as its
+    forward computes it; `change(wei)`, when given, first edits head 0's weights in place."""
+    x = embed(model, chunks)
+    heads = model.sa_heads.heads
+    wei = [attention_weights(attend_scaled, x, head.query, head.key) for head in heads]
+    if change is not None:
+        change(wei[0])
+    out = torch.cat([w @ head.value(x) for w, head in zip(wei, heads, strict=True)], -1)  # the heads side by side
+    logits = model.lm_head(model.sa_heads.proj(out))
+    return F.cross_entropy(logits[chunk, place], targets[chunk, place], reduction="none")
+
+
+@pytest.mark.slow  # one training of 10's four heads, about 5 s
+def test_10_reading_the_y_of_you_is_worth_its_weight_and_nothing_reads_the_h(splits):
+    """At a u after an o, head 0 reads the y two back and skips the h: what each is worth to the next character."""
+    model = train_and_measure(blocks.MultiHeadModel, *splits)[0]
+    chunks, targets = consecutive_chunks(splits[1], 8, device=next(model.parameters()).device)
+    u, o = encode("uo")
+    chunk, place = ((chunks[:, 2:] == u) & (chunks[:, 1:-1] == o)).nonzero().unbind(1)  # as 10 finds them
+    place = place + 2
+    two_back = chunks[chunk, place - 2]
+
+    def skip_two_back(w):  # head 0's weight on the character two back, shared out over the rest of its row
+        w[chunk, place, place - 2] = 0
+        w[chunk, place] /= w[chunk, place].sum(-1, keepdim=True)
+
+    def only_two_back(w):
+        w[chunk, place] = 0
+        w[chunk, place, place - 2] = 1
+
+    with torch.no_grad():
+        x = embed(model, chunks)
+        on_two_back = torch.stack([attention_weights(attend_scaled, x, h.query, h.key)[chunk, place, place - 2]
+                                   for h in model.sa_heads.heads])  # (n_head, n_u)
+    runs = {name: losses_after_the_u(model, chunks, targets, chunk, place, change)
+            for name, change in (("as trained", None), ("with head 0 skipping it", skip_two_back),
+                                 ("with head 0 reading only it", only_two_back))}
+    found = {}
+    for ch in "yhc":
+        sel = two_back == encode(ch)[0]
+        found[ch] = {"count": int(sel.sum()), "weight": on_two_back[:, sel].mean(1).tolist(),
+                     **{name: loss[sel].mean().item() for name, loss in runs.items()}}
+    text = load_text()  # counted: how much the character two back tells about the one after an ou
+    entropy_bits = notebook_namespace("10", ("entropy_bits",), math=math)["entropy_bits"]
+    after = {}
+    for i in range(2, len(text) - 1):
+        if text[i - 1 : i + 1] == "ou":
+            after.setdefault(text[i - 2], Counter())[text[i + 1]] += 1
+    bits = {ch: entropy_bits(after[ch]) for ch in "yhc"}
+    bits["any"] = entropy_bits(sum(after.values(), Counter()))
+    figures = "; ".join(
+        f"{ch} two back ({f['count']} u's): each head's weight on it {', '.join(f'{w:.2f}' for w in f['weight'])}; "
+        + ", ".join(f"loss after the u {name} {f[name]:.3f}" for name in runs) for ch, f in found.items())
+    figures += "; bits left after an ou, counted in all the text: " + ", ".join(f"{k} {b:.3f}" for k, b in bits.items())
+    print(figures)
+    y, h, c = found["y"], found["h"], found["c"]
+    assert (y["count"], h["count"], c["count"]) == (398, 210, 22), f"10's u's after an o ({figures})"
+    # 10 quotes: after a y 1.62, rising to 2.01 without head 0's weight on it; after an h 1.84 either way, 2.40 when
+    # head 0 reads only the h; no head gives the h more than 0.01; bits 2.99 for any ou, 2.12 y, 2.33 h, 2.06 c
+    skipping, reading = "with head 0 skipping it", "with head 0 reading only it"
+    assert y[skipping] > y["as trained"] + 0.25, f"reading the y lowers the loss after the u ({figures})"
+    assert max(h["weight"]) < 0.03, f"no head reads the h ({figures})"
+    assert abs(h[skipping] - h["as trained"]) < 0.02, f"so taking it away changes nothing ({figures})"
+    assert h[reading] > h["as trained"] + 0.3, f"made to read only the h, head 0 misleads ({figures})"
+    assert c["weight"][0] < 0.2, f"head 0 gives the c little ({figures})"
+    torch.testing.assert_close(torch.tensor([bits[k] for k in ("any", "y", "h", "c")]),
+                               torch.tensor([2.991, 2.115, 2.325, 2.063]), atol=0.0005, rtol=0,
+                               msg=f"counted, so the same on every machine ({figures})")
+    assert bits["c"] <= bits["y"] < bits["h"] < bits["any"], f"the c tells at least as much as the y ({figures})"
 
 
 def notebook_11_stack():
