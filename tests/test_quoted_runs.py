@@ -302,18 +302,21 @@ def test_10_reading_the_y_of_you_is_worth_its_weight_and_nothing_reads_the_h(spl
             after.setdefault(text[i - 2], Counter())[text[i + 1]] += 1
     bits = {ch: entropy_bits(after[ch]) for ch in "yhc"}
     bits["any"] = entropy_bits(sum(after.values(), Counter()))
+    you = after["y"]
+    space_or_r = (you[" "] + you["r"]) / you.total()  # after `you`: mostly a space, or the r of `your`
     figures = "; ".join(
         f"{ch} two back ({f['count']} u's): each head's weight on it {', '.join(f'{w:.2f}' for w in f['weight'])}; "
         + ", ".join(f"loss after the u {name} {f[name]:.3f}" for name in runs) for ch, f in found.items())
     figures += "; bits left after an ou, counted in all the text: " + ", ".join(f"{k} {b:.3f}" for k, b in bits.items())
+    figures += f"; after you, a space or an r {space_or_r:.1%}"
     print(figures)
     y, h, c = found["y"], found["h"], found["c"]
     assert (y["count"], h["count"], c["count"]) == (398, 210, 22), f"10's u's after an o ({figures})"
     # 10 quotes: after a y 1.62, rising to 2.01 without head 0's weight on it; after an h 1.84 either way, 2.40 when
-    # head 0 reads only the h; no head gives the h more than 0.01; bits 2.99 for any ou, 2.12 y, 2.33 h, 2.06 c
+    # head 0 reads only the h; on average no head gives the h over 0.01; bits 2.99 for any ou, 2.12 y, 2.33 h, 2.06 c
     skipping, reading = "with head 0 skipping it", "with head 0 reading only it"
     assert y[skipping] > y["as trained"] + 0.25, f"reading the y lowers the loss after the u ({figures})"
-    assert max(h["weight"]) < 0.03, f"no head reads the h ({figures})"
+    assert max(h["weight"]) < 0.015, f"on average no head gives the h over 0.01 ({figures})"
     assert abs(h[skipping] - h["as trained"]) < 0.02, f"so taking it away changes nothing ({figures})"
     assert h[reading] > h["as trained"] + 0.3, f"made to read only the h, head 0 misleads ({figures})"
     assert c["weight"][0] < 0.2, f"head 0 gives the c little ({figures})"
@@ -321,6 +324,7 @@ def test_10_reading_the_y_of_you_is_worth_its_weight_and_nothing_reads_the_h(spl
                                torch.tensor([2.991, 2.115, 2.325, 2.063]), atol=0.0005, rtol=0,
                                msg=f"counted, so the same on every machine ({figures})")
     assert bits["c"] <= bits["y"] < bits["h"] < bits["any"], f"the c tells at least as much as the y ({figures})"
+    assert round(100 * space_or_r) == 79, f"79% of the text's yous are followed by a space or an r ({figures})"
 
 
 def notebook_11_stack():
