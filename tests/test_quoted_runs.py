@@ -440,14 +440,17 @@ def test_11_in_150_step_runs_ln_f_s_division_by_size_is_most_of_layer_norms_cost
             spread = {name: model(chunks)[0].std(-1).median().item() for name, (model, _) in runs.items()}
             read = {name: model.ln_f(model.blocks(embed(model, chunks))).norm(dim=-1).median().item()
                     for name, (model, _) in runs.items()}  # how long an x lm_head reads
+            gamma = {name: runs[name][0].ln_f.weight.pow(2).mean().sqrt().item() for name in ("both", "ln_f doubled")}
         lengths[seed] = read
+        assert gamma["ln_f doubled"] < gamma["both"], f"doubled, ln_f learns a smaller γ ({gamma})"
         found[seed] = (loss, spread, reading_length(runs["blocks' LayerNorms only"][0], chunks, y),
                        reading_length(runs["both"][0], chunks, y)[2])
         print(f"seed {seed}, 150 steps: " + ", ".join(f"{name} {value:.3f}" for name, value in loss.items()))
         print("  the scores' spread (median standard deviation of a position's 65): "
               + ", ".join(f"{name} {value:.2f}" for name, value in spread.items()))
         print("  the median length of what lm_head reads: "
-              + ", ".join(f"{name} {value:.1f}" for name, value in read.items()))
+              + ", ".join(f"{name} {value:.1f}" for name, value in read.items())
+              + "; ln_f's γ, root mean square: " + ", ".join(f"{name} {value:.2f}" for name, value in gamma.items()))
         print("  without ln_f: {:.3f}; every x at the top scaled to one length: {:.3f}; x's length against the "
               "likeliest character's probability: correlation {:.2f}".format(*found[seed][2])
               + f" (with ln_f: {found[seed][3]:.2f})")
