@@ -214,9 +214,7 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     if bound is None:
         bound = symmetric_bound([m[~masked]])
     vmin, vmax, cmap, with_bar = colour_scale(is_weights, bound)
-    own_figure = ax is None
-    if own_figure:
-        _, ax = plt.subplots(figsize=figure_size(T, S))
+    ax, own_figure = own_axes(ax, figure_size(T, S))
     # float64 for the colour scale: matplotlib subtracts vmin, which overflows float32 for scores near ±3.4e38
     image = ax.imshow(m.masked_fill(masked, math.nan).double().numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
     if with_bar and colour_bar and stage != "visibility":  # as tall as the heatmap, just right of it (0/1 marks,
@@ -230,9 +228,19 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
     ax.set_xlabel(col_name, fontsize=TEXT_PT)
     ax.set_ylabel(row_name, fontsize=TEXT_PT)
     ax.set_title(title or f"wei — {stage_title}", fontsize=TITLE_PT)
-    ax.set_label(describe_wei(m, masked, labels, rows, cols, ax.get_title(), is_weights))
+    return labelled(ax, describe_wei(m, masked, labels, rows, cols, ax.get_title(), is_weights), own_figure)
+
+
+def own_axes(ax, figsize, **subplots):
+    """(ax, False) for axes the caller passed; (new axes on a figure of `figsize`, True) when `ax` is None."""
+    return (ax, False) if ax is not None else (plt.subplots(figsize=figsize, **subplots)[1], True)
+
+
+def labelled(ax, description: str, own_figure: bool):
+    """Label `ax` with its description, and its figure too when the helper made it (the figure's alt text)."""
+    ax.set_label(description)
     if own_figure:
-        ax.figure.set_label(ax.get_label())  # the figure's alt text
+        ax.figure.set_label(description)
     return ax
 
 
@@ -593,9 +601,7 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None, legend=True):
     edges = graph_edges(wei, per_row)
     if len(labels) != T:
         raise ValueError(f"wei is {T}×{T} but got {len(labels)} labels: give one label per position.")
-    own_figure = ax is None
-    if own_figure:
-        _, ax = plt.subplots(figsize=(max(5.0, 1.1 * T + 1), 3.8))
+    ax, own_figure = own_axes(ax, (max(5.0, 1.1 * T + 1), 3.8))
     nodes = [Circle((t, 0), 0.22, facecolor="white", edgecolor="black", zorder=3) for t in range(T)]
     for t, s, weight in edges:
         width = max(MIN_EDGE_WIDTH, MAX_EDGE_WIDTH * weight)
@@ -628,12 +634,10 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None, legend=True):
     ax.set_title(title or "attention as a graph: arrow from the position read to the position reading")
     word = "".join(char_label(label) for label in labels)
     kept = "one per non-zero weight" if per_row is None else f"{shown} weight{'s' if per_row != 1 else ''}"
-    ax.set_label(f"Attention drawn as a graph over the {T} positions of {word!r}: {len(edges)} arrows ({kept}), "
-                 f"each as wide as its weight"
-                 f"{', some from the future' if future else ', all from the past or the position itself'}.")
-    if own_figure:
-        ax.figure.set_label(ax.get_label())
-    return ax
+    source = "some from the future" if future else "all from the past or the position itself"
+    description = (f"Attention drawn as a graph over the {T} positions of {word!r}: {len(edges)} arrows ({kept}), "
+                   f"each as wide as its weight, {source}.")
+    return labelled(ax, description, own_figure)
 
 
 def plot_losses(history, reference=None, reference_label=None, ax=None):
@@ -641,9 +645,7 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
 
     The axes (and a figure plot_losses made itself) get a label saying what the curves show: the alt text.
     """
-    own_figure = ax is None
-    if own_figure:
-        _, ax = plt.subplots(figsize=(7, 3.6))
+    ax, own_figure = own_axes(ax, (7, 3.6))
     steps = [h["step"] for h in history]
     ax.plot(steps, [h["train"] for h in history], marker="o", label="train")
     ax.plot(steps, [h["val"] for h in history], marker="o", label="val")
@@ -657,10 +659,7 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
              f"train {first['train']:.2f} to {last['train']:.2f}, val {first['val']:.2f} to {last['val']:.2f}")
     if reference is not None:
         words += f"; dashed line at {reference:.2f} ({reference_label or 'reference'})"
-    ax.set_label(words + ".")
-    if own_figure:
-        ax.figure.set_label(ax.get_label())
-    return ax
+    return labelled(ax, words + ".", own_figure)
 
 
 def running_mean(losses, window: int) -> torch.Tensor:
@@ -682,9 +681,7 @@ def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = 
     if isinstance(window, bool) or not isinstance(window, int) or not 1 <= window <= shortest:
         raise ValueError(f"window must be a whole number from 1 to {shortest} (the shortest run's batches), "
                          f"not {window!r}: e.g. window={min(25, shortest)}.")
-    own_figure = ax is None
-    if own_figure:
-        _, ax = plt.subplots(figsize=(10.5, 4), layout="constrained")
+    ax, own_figure = own_axes(ax, (10.5, 4), layout="constrained")
     ends = []
     for name, losses in curves.items():
         smooth = running_mean(losses, window)
@@ -700,10 +697,7 @@ def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = 
              f"{counted(len(curves), 'run')}: {'; '.join(ends)}")
     if references:
         words += "; grey lines at " + listed([f"{loss:.2f} ({label})" for label, loss in references.items()])
-    ax.set_label(words + ".")
-    if own_figure:
-        ax.figure.set_label(ax.get_label())
-    return ax
+    return labelled(ax, words + ".", own_figure)
 
 
 # ----- alt text: what a figure shows, in words, stored with every picture the course displays -------------

@@ -30,6 +30,10 @@ NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gr
 RANDOM = "random_result"  # the mistake name given to an answer that changes from call to call on the same input
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
+CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
+    " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
+    "model, autograd may still need the input as it was, and then training stops with an error."
+)
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
     "NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does a division divide by 0, does a mask leave "
     "some position nothing to see (a softmax of a row that is −∞ everywhere is NaN: each position must see "
@@ -198,12 +202,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             verdict = Feedback(False, problem, NO_GRADIENT)
         if verdict:
             failures.append((number, verdict, got))
-    note = (
-        " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
-        "model, autograd may still need the input as it was, and then training stops with an error."
-        if changed_input
-        else ""
-    )
+    note = CHANGED_INPUT if changed_input else ""
     if not failures:
         sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
@@ -354,9 +353,7 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
             got = fn(*one)
         except (Exception, SystemExit):
             return False
-        if not isinstance(got, torch.Tensor) or not_a_tensor_like(got) or got.shape != expected[b].shape:
-            return False
-        if not close(as_float(got), expected[b], exercise.atol):
+        if not same_answer(got, expected[b], exercise.atol):
             return False
     return True
 
@@ -446,14 +443,10 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
             wrong = mistake.wrong(*fresh(inputs))
         except Exception:
             continue  # this mistake raises on these inputs: it cannot have produced a result
-        if isinstance(wrong, torch.Tensor):
-            wrong = as_float(wrong)
-            if (
-                wrong.shape == got.shape
-                and close(got, wrong, exercise.atol)
-                and torch.equal(not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, wrong))
-            ):
-                return Feedback(False, mistake.hint, mistake.name)
+        if same_answer(wrong, got, exercise.atol) and torch.equal(
+            not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong))
+        ):
+            return Feedback(False, mistake.hint, mistake.name)
     return None
 
 
@@ -551,7 +544,7 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     of one, its tensors join into the answer's shape, it holds tensors of which none is right, or its numbers need
     to become one tensor."""
     kind = type(got).__name__
-    held = answer_inside(got, expected, atol)
+    held = next((i for i, item in enumerate(got) if same_answer(item, expected, atol)), None)
     comma = " (the comma in `return …,` makes one)" if kind == "tuple" else ""
     if held is not None:
         name = returned_name(fn, held)
@@ -586,7 +579,7 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
 def joining_call(tensors: list, expected: torch.Tensor | None) -> str | None:
     """The torch.stack or torch.cat call that gives `tensors` the answer's shape ("torch.stack(..., dim=1)"), or
     None."""
-    if expected is None or not tensors or any(t.shape != tensors[0].shape for t in tensors):
+    if not tensors or any(t.shape != tensors[0].shape for t in tensors):
         return None
     last = tensors[0].dim() - 1
     for dim in range(last + 2):  # a new dimension, anywhere
@@ -598,13 +591,10 @@ def joining_call(tensors: list, expected: torch.Tensor | None) -> str | None:
     return None
 
 
-def answer_inside(items, expected: torch.Tensor | None, atol: float) -> int | None:
-    """The position of the first item in `items` that is the right answer (within `atol`), or None."""
-    for i, item in enumerate(items):
-        if expected is not None and isinstance(item, torch.Tensor) and not not_a_tensor_like(item):
-            if item.shape == expected.shape and close(as_float(item), expected, atol):
-                return i
-    return None
+def same_answer(x, expected: torch.Tensor, atol: float) -> bool:
+    """Whether `x` is a tensor of real numbers (not_a_tensor_like) of `expected`'s shape and values, within `atol`."""
+    usable = isinstance(x, torch.Tensor) and not not_a_tensor_like(x)
+    return usable and x.shape == expected.shape and close(as_float(x), expected, atol)
 
 
 def returned_name(fn, index: int) -> str | None:

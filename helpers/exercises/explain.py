@@ -2,6 +2,7 @@
 several exercises share."""
 
 import torch
+import torch.nn.functional as F
 
 from ..attention import future_mask
 from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart, scaled_by
@@ -15,6 +16,15 @@ SOFTMAX_WITHOUT_DIM = (  # the hint for a softmax left to pick its own dim, in n
     "rows, but for a batch's (B, T, T) it picks dim 0 and shares each weight out across the sequences of the batch "
     "(where every sequence has −∞, in the future, that is 0/0: NaN). Always say which: softmax(..., dim=-1)."
 )
+
+
+def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1) -> torch.Tensor:
+    """A head's wei from q and k, or one of the slips the exercises name: scores times `scale`; the future (from
+    `diagonal` up) set to `fill` "before" the softmax, to 0 "after" it, or never (None); the softmax along `dim`."""
+    future = future_mask(q.shape[-2], q.device, diagonal)
+    wei = q @ k.transpose(-2, -1) * scale
+    wei = F.softmax(wei.masked_fill(future, fill) if mask == "before" else wei, dim=dim)
+    return wei.masked_fill(future, 0.0) if mask == "after" else wei
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:

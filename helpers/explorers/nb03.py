@@ -149,8 +149,8 @@ def future(scores: torch.Tensor) -> torch.Tensor:
     return future_mask(scores.shape[-1])
 
 
-def fill_future(scores: torch.Tensor, value: float) -> torch.Tensor:
-    return scores.masked_fill(future(scores), value)
+def fill_future(scores: torch.Tensor, value: float, diagonal: int = 1) -> torch.Tensor:
+    return scores.masked_fill(future_mask(scores.shape[-1], diagonal=diagonal), value)
 
 
 def masked_softmax(scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -234,9 +234,7 @@ EXERCISES = (
             ),
             Mistake(
                 "masked_the_present",
-                lambda scores: F.softmax(
-                    scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(), float("-inf")), -1
-                ),
+                lambda scores: F.softmax(fill_future(scores, float("-inf"), diagonal=0), -1),
                 "you masked the diagonal too, so row 0 has nothing left to look at (NaN). "
                 "A position may look at itself: mask only above the diagonal (tril == 0, or triu(diagonal=1)).",
             ),
@@ -288,22 +286,16 @@ EXERCISES = (
 )
 
 
-def standardise(x: torch.Tensor, dim=None, unbiased: bool = False) -> torch.Tensor:
-    """(x − mean) / √(var + eps) along `dim` (None: over everything)."""
-    mean = x.mean(dim, keepdim=True)
-    var = x.var(dim, unbiased=unbiased, keepdim=True)
+def standardise(x: torch.Tensor, dim=None, unbiased=False, keep_mean=True, keep_var=True) -> torch.Tensor:
+    """(x − mean) / √(var + eps) along `dim` (None: over everything), each kept dimension dropped if asked."""
+    mean = x.mean(dim, keepdim=keep_mean)
+    var = x.var(dim, unbiased=unbiased, keepdim=keep_var)
     return (x - mean) / torch.sqrt(var + EPS)
 
 
 def layer_norm(x: torch.Tensor) -> torch.Tensor:
     """The reference: torch's LayerNorm over each row, without the learned scale and shift."""
     return F.layer_norm(x, x.shape[-1:], eps=EPS)
-
-
-def drop_keepdim(x: torch.Tensor, on_mean: bool, on_var: bool) -> torch.Tensor:
-    mean = x.mean(-1, keepdim=not on_mean)
-    var = x.var(-1, unbiased=False, keepdim=not on_var)
-    return (x - mean) / torch.sqrt(var + EPS)
 
 
 KEEPDIM_HINT = (
@@ -366,9 +358,9 @@ EXERCISES += (
                 "close, but torch.var and torch.std divide by C − 1 by default. LayerNorm divides by C: "
                 "pass unbiased=False (or correction=0).",
             ),
-            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, True, True), KEEPDIM_HINT),
-            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, True, False), KEEPDIM_HINT),
-            Mistake("dropped_keepdim", lambda x: drop_keepdim(x, False, True), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: standardise(x, -1, keep_mean=False, keep_var=False), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: standardise(x, -1, keep_mean=False), KEEPDIM_HINT),
+            Mistake("dropped_keepdim", lambda x: standardise(x, -1, keep_var=False), KEEPDIM_HINT),
             Mistake(
                 "as_a_whole",
                 lambda x: standardise(x),

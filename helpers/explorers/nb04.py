@@ -72,27 +72,15 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 # ---- Your turn: add the position embedding to the token embedding ----------------------------------------------------
 
 
-def _cases() -> tuple:
-    """(tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions, but not twice
-    as many, and C is not T ± 1, so that each slip of the slice gives a result (or a size clash) of its own."""
-    tok_emb, pos_table, tok_emb_2, pos_table_2 = seeded_randn(4, (2, 4, 6), (9, 6), (3, 6, 8), (11, 8))
-    return (tok_emb, pos_table), (tok_emb_2, pos_table_2)
-
-
-def _add_positions(tok_emb: torch.Tensor, pos_table: torch.Tensor) -> torch.Tensor:
-    return tok_emb + pos_table[: tok_emb.shape[1]]
-
-
-def _concatenated(tok_emb: torch.Tensor, pos_table: torch.Tensor) -> torch.Tensor:
-    B, T, C = tok_emb.shape
-    return torch.cat([tok_emb, pos_table[:T].expand(B, T, C)], dim=-1)
-
+# (tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions, but not twice as many,
+# and C is not T ± 1, so that each slip of the slice gives a result (or a size clash) of its own.
+_DRAWN = seeded_randn(4, (2, 4, 6), (9, 6), (3, 6, 8), (11, 8))
 
 EXERCISES = (
     Exercise(
         name="add_positions",
-        reference=_add_positions,
-        cases=_cases(),
+        reference=lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]],
+        cases=(_DRAWN[:2], _DRAWN[2:]),
         mistakes=(
             Mistake(
                 "whole_table",
@@ -102,7 +90,7 @@ EXERCISES = (
             ),
             Mistake(
                 "concatenated",
-                _concatenated,
+                lambda tok_emb, pos_table: torch.cat([tok_emb, pos_table[: tok_emb.shape[1]].expand_as(tok_emb)], -1),
                 "your vectors are twice as wide: you concatenated the two embeddings. Add them instead, so each "
                 "vector keeps its C numbers and nothing after it has to change.",
             ),

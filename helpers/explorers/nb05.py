@@ -66,21 +66,13 @@ def explore_word_scores(word: str = "thou"):
 # ---- Your turn: the scores line, q @ kᵀ, for a batch of sequences ----------------------------------------------------
 
 
-def _cases() -> tuple:
-    """(q, k) pairs of shape (B, T, head_size): (2, 4, 3) and (3, 7, 5), so T ≠ head_size."""
-    q, k, q_2, k_2 = seeded_randn(5, (2, 4, 3), (2, 4, 3), (3, 7, 5), (3, 7, 5))
-    return (q, k), (q_2, k_2)
-
-
-def _scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    return q @ k.transpose(-2, -1)
-
+_DRAWN = seeded_randn(5, (2, 4, 3), (2, 4, 3), (3, 7, 5), (3, 7, 5))  # (q, k) pairs, (B, T, head_size): T ≠ head_size
 
 EXERCISES = (
     Exercise(
         name="attention_scores",
-        reference=_scores,
-        cases=_cases(),
+        reference=lambda q, k: q @ k.transpose(-2, -1),
+        cases=(_DRAWN[:2], _DRAWN[2:]),
         explain=partial(explain_scores, scale="return q @ kᵀ unscaled here (scaling is notebook 07's step)"),
         mistakes=(
             Mistake(

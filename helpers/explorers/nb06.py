@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM
+from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM, slipped_weights
 from ..plots import show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
@@ -129,14 +129,9 @@ def explore_word(word: str = "you"):
 # ---- Your turn: one causal self-attention head by hand (no scale yet), blending v, not x -----------------------------
 
 
-def _weights(x, w_q, w_k, dim=-1, mask=True, swap=False, scale=1.0, fill=float("-inf"), diagonal=1):
-    """wei from x and the query and key weights (nn.Linear layout), with one knob per known mistake (`diagonal`:
-    where the mask begins, 1 above the diagonal)."""
-    q, k = x @ w_q.T, x @ w_k.T
-    scores = (k @ q.transpose(-2, -1) if swap else q @ k.transpose(-2, -1)) * scale
-    if mask:
-        scores = scores.masked_fill(future_mask(x.shape[-2], x.device, diagonal), fill)
-    return F.softmax(scores, dim=dim)
+def _weights(x, w_q, w_k, **slip):
+    """wei from x and the query and key weights (nn.Linear layout), or one of its slips."""
+    return slipped_weights(x @ w_q.T, x @ w_k.T, **slip)
 
 
 def _attend(x, w_q, w_k, w_v):
@@ -183,7 +178,7 @@ EXERCISES = (
             ),
             Mistake(
                 "forgot_mask",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=False) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=None) @ (x @ w_v.T),
                 "every position also blends in its future: mask the scores above the diagonal with "
                 "float('-inf') before the softmax.",
             ),
@@ -195,8 +190,7 @@ EXERCISES = (
             ),
             Mistake(
                 "masked_after_softmax",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=False).masked_fill(future_mask(x.shape[-2]), 0.0)
-                @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask="after") @ (x @ w_v.T),
                 "you masked the future after the softmax, so each row's weights no longer sum to 1: row 0 keeps only "
                 "a share of its attention. Mask the scores first (−∞), then softmax, so the past shares it all.",
             ),
@@ -248,7 +242,7 @@ EXERCISES = (
             ),
             Mistake(
                 "swapped_q_and_k",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, swap=True) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: slipped_weights(x @ w_k.T, x @ w_q.T) @ (x @ w_v.T),
                 "your scores are k @ qᵀ, the transpose of q @ kᵀ: row t must hold query t dotted with "
                 "every key, so compute q @ k.transpose(-2, -1).",
             ),

@@ -65,66 +65,62 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
 # ---- Your turn: the scaled scores q kᵀ / √head_size ------------------------------------------------------------------
 
 
-def _scaled(q, k, scale):
-    return q @ k.transpose(-2, -1) * scale
-
-
 EXERCISES = (
     Exercise(
         name="scaled_scores",
-        reference=lambda q, k: _scaled(q, k, k.shape[-1] ** -0.5),
+        reference=lambda q, k: scores(q, k, scaled=True),
         # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows.
         cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 16), (2, 6, 16))),
         explain=partial(explain_scores, scale="the scale is head_size ** -0.5, with head_size = k.shape[-1]"),
         mistakes=(
             Mistake(
                 "forgot_scale",
-                lambda q, k: _scaled(q, k, 1.0),
+                lambda q, k: scores(q, k, scaled=False),
                 "these are the raw scores q @ kᵀ: multiply them by head_size ** -0.5 so their variance is "
                 "about 1 instead of about head_size.",
             ),
             Mistake(
                 "scaled_by_d",
-                lambda q, k: _scaled(q, k, 1 / k.shape[-1]),
+                lambda q, k: scores(q, k, scaled=False) * (1 / k.shape[-1]),
                 "you divided by head_size itself: the variance grows like head_size, so the standard deviation "
                 "grows like √head_size; divide by the square root, head_size ** 0.5.",
             ),
             Mistake(
                 "power_before_division",
-                lambda q, k: _scaled(q, k, 1 / (2 * k.shape[-1])),
+                lambda q, k: scores(q, k, scaled=False) * (1 / (2 * k.shape[-1])),
                 "you scaled by 1/(2 · head_size): in Python ** goes before /, so head_size ** -1/2 is "
                 "(head_size ** -1) / 2, and dividing by head_size ** 1/2 divides by head_size, then by 2. Write "
                 "the power as one number, head_size ** -0.5 (or ** (-1/2)).",
             ),
             Mistake(
                 "power_before_division",
-                lambda q, k: _scaled(q, k, 2 / k.shape[-1]),
+                lambda q, k: scores(q, k, scaled=False) * (2 / k.shape[-1]),
                 "you scaled by 2/head_size: in Python ** goes before /, so head_size ** 1/2 is head_size / 2, not "
                 "√head_size, and dividing by it multiplies by 2/head_size. Write the power as one number, "
                 "head_size ** 0.5 (or ** (1/2)).",
             ),
             Mistake(
                 "multiplied_by_sqrt_d",
-                lambda q, k: _scaled(q, k, k.shape[-1] ** 0.5),
+                lambda q, k: scores(q, k, scaled=False) * (k.shape[-1] ** 0.5),
                 "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 "
                 "(or divide by head_size ** 0.5).",
             ),
             Mistake(
                 "softmaxed",
-                lambda q, k: F.softmax(_scaled(q, k, k.shape[-1] ** -0.5), dim=-1),
+                lambda q, k: F.softmax(scores(q, k, scaled=True), dim=-1),
                 "you returned weights: this function stops at the scaled scores, q @ kᵀ · head_size ** -0.5. The "
                 "mask and the softmax come after it.",
             ),
             Mistake(
                 "scaled_by_sqrt_T",
-                lambda q, k: _scaled(q, k, q.shape[1] ** -0.5),
+                lambda q, k: scores(q, k, scaled=False) * (q.shape[1] ** -0.5),
                 "you divided by √(q.shape[1]): for one sequence, (T, head_size), that is the head size, but once a "
                 "batch comes first, (B, T, head_size), q.shape[1] is T. Count from the end: k.shape[-1] is the head "
                 "size in both.",
             ),
             Mistake(
                 "scaled_by_sqrt_T",
-                lambda q, k: _scaled(q, k, q.shape[-2] ** -0.5),
+                lambda q, k: scores(q, k, scaled=False) * (q.shape[-2] ** -0.5),
                 "you divided by √T, the number of positions: the variance comes from the head_size terms "
                 "of each dot product, so divide by √head_size (k.shape[-1]).",
             ),

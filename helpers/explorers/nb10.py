@@ -4,12 +4,10 @@ head's weight matrices to the projection."""
 from itertools import permutations
 
 import torch
-import torch.nn.functional as F
 
-from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises.core import as_float, close
-from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM
+from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM, slipped_weights
 from .core import seeded_randn
 
 
@@ -20,16 +18,8 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     "cat", or "interleave" each head's numbers, or "reshape" a (B, n_head, T, head_size) stack without transposing;
     `diagonal`: where the mask begins, 1 above the diagonal)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
-    future = future_mask(x.shape[-2], x.device, diagonal)
-    outs = []
-    for h in range(wq.shape[0]) if heads is None else heads:
-        wei = (x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * scale
-        if mask == "before":
-            wei = wei.masked_fill(future, float("-inf"))
-        wei = F.softmax(wei, dim=softmax_dim)
-        if mask == "after":
-            wei = wei.masked_fill(future, 0.0)
-        outs.append(wei @ (x @ wv[h]))
+    outs = [slipped_weights(x @ wq[h], x @ wk[h], scale, mask, diagonal=diagonal, dim=softmax_dim) @ (x @ wv[h])
+            for h in (range(wq.shape[0]) if heads is None else heads)]
     if join == "interleave":
         out = torch.stack(outs, dim=-1).flatten(-2)
     elif join == "reshape":

@@ -129,6 +129,13 @@ def _lines(heads_line: str, ffwd_line: str):
     return forward
 
 
+def _in_either_line(name: str, slip: str, both: str, heads_line: str, ffwd_line: str) -> tuple:
+    """The mistake `name`, the LINES way `slip`, made in both lines, in the heads' line alone, in the feed-forward
+    line alone: three Mistakes, each with its own hint."""
+    return (Mistake(name, _lines(slip, slip), both), Mistake(name, _lines(slip, "pre-norm"), heads_line),
+            Mistake(name, _lines("pre-norm", slip), ffwd_line))
+
+
 def _default_layer_norms(x, ln1, heads, ln2, ffwd):
     """New LayerNorms (γ = 1, β = 0) instead of the block's own ln1 and ln2."""
     fresh = nn.LayerNorm(x.shape[-1]).to(x.device)
@@ -144,58 +151,31 @@ EXERCISES = (
         reference=_block_forward,
         cases=(_block_case(11, (2, 6, 16), 4), _block_case(12, (3, 5, 12), 3)),
         mistakes=(
-            Mistake(
-                "post_norm",
-                _lines("post-norm", "post-norm"),
+            *_in_either_line(
+                "post_norm", "post-norm",
                 "you normalised after each addition (post-norm, the original Transformer's order), so x itself "
                 "goes through a LayerNorm at every part: here each part reads a normalised copy and adds to x, "
                 "x = x + heads(ln1(x)).",
-            ),
-            Mistake(
-                "post_norm",
-                _lines("post-norm", "pre-norm"),
                 "your heads' line normalises after the addition (post-norm): the heads read a normalised copy and "
                 "add to x itself, x = x + heads(ln1(x)), as your feed-forward line already does.",
-            ),
-            Mistake(
-                "post_norm",
-                _lines("pre-norm", "post-norm"),
                 "your feed-forward line normalises after the addition (post-norm): it reads a normalised copy and "
                 "adds to x itself, x = x + ffwd(ln2(x)), as your heads' line already does.",
             ),
-            Mistake(
-                "replaced_x",
-                _lines("replaces x", "replaces x"),
+            *_in_either_line(
+                "replaced_x", "replaces x",
                 "each part's output replaces x, as in the stacks without residual paths: add it to x instead, "
                 "x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).",
-            ),
-            Mistake(
-                "replaced_x",
-                _lines("replaces x", "pre-norm"),
                 "the heads' output replaces x: add it to x instead, x = x + heads(ln1(x)), as your feed-forward "
                 "line already does.",
-            ),
-            Mistake(
-                "replaced_x",
-                _lines("pre-norm", "replaces x"),
                 "the feed-forward layer's output replaces x: add it to x instead, x = x + ffwd(ln2(x)), as your "
                 "heads' line already does.",
             ),
-            Mistake(
-                "added_to_normalised",
-                _lines("adds to the copy", "adds to the copy"),
+            *_in_either_line(
+                "added_to_normalised", "adds to the copy",
                 "you added each part's output to the LayerNormed copy, so x itself was normalised: keep x as it "
                 "is and add to it, x = x + heads(ln1(x)).",
-            ),
-            Mistake(
-                "added_to_normalised",
-                _lines("adds to the copy", "pre-norm"),
                 "your heads' line adds to the LayerNormed copy, so x itself was normalised on its way: keep x as it "
                 "is and add to it, x = x + heads(ln1(x)), as your feed-forward line already does.",
-            ),
-            Mistake(
-                "added_to_normalised",
-                _lines("pre-norm", "adds to the copy"),
                 "your feed-forward line adds to the LayerNormed copy, so x itself was normalised on its way: keep x "
                 "as it is and add to it, x + ffwd(ln2(x)), as your heads' line already does.",
             ),
@@ -258,38 +238,20 @@ EXERCISES = (
                 "both parts read the same x, so the feed-forward layer never sees what the heads gathered: add "
                 "the heads' output to x first, then let ffwd read ln2 of the new x.",
             ),
-            Mistake(
-                "no_layer_norm",
-                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, nn.Identity(), heads, nn.Identity(), ffwd),
+            *_in_either_line(
+                "no_layer_norm", "no LayerNorm",
                 "each part read x itself: it should read a LayerNormed copy, heads(ln1(x)) and ffwd(ln2(x)).",
-            ),
-            Mistake(
-                "no_layer_norm",
-                _lines("no LayerNorm", "pre-norm"),
                 "the heads read x itself: they should read a LayerNormed copy, heads(ln1(x)), as your feed-forward "
                 "line reads ln2(x).",
-            ),
-            Mistake(
-                "no_layer_norm",
-                _lines("pre-norm", "no LayerNorm"),
                 "the feed-forward layer reads x itself: it should read a LayerNormed copy, ffwd(ln2(x)), as your "
                 "heads read ln1(x).",
             ),
-            Mistake(
-                "normalised_the_output",
-                _lines("normalises the output", "normalises the output"),
+            *_in_either_line(
+                "normalised_the_output", "normalises the output",
                 "you normalised what each part hands back, ln1(heads(x)): the LayerNorm goes before the part, on "
                 "what it reads, heads(ln1(x)) and ffwd(ln2(x)).",
-            ),
-            Mistake(
-                "normalised_the_output",
-                _lines("normalises the output", "pre-norm"),
                 "your heads' line normalises what the heads hand back, ln1(heads(x)): the LayerNorm goes before "
                 "them, on what they read, heads(ln1(x)), as in your feed-forward line.",
-            ),
-            Mistake(
-                "normalised_the_output",
-                _lines("pre-norm", "normalises the output"),
                 "your feed-forward line normalises what it hands back, ln2(ffwd(x)): the LayerNorm goes before it, "
                 "on what it reads, ffwd(ln2(x)), as in your heads' line.",
             ),
