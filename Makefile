@@ -31,13 +31,13 @@ COLAB_INSTALLED := $(COLAB_VENV)/.installed
 COLAB_ARGS ?=
 
 .PHONY: setup lab test test-slow check headless-check execute stamp data lint bench gpu-check gpu-train gpu-wheels slides html \
-  check-slides colab-check clean help
+  check-slides colab-check cpu-check clean help
 
 help:
 	@echo "make lab      set up (first time only) and open JupyterLab on notebooks/"
 	@echo "make test     set up (first time only) and run the quick tests, every notebook but 07, 09, 10 and 11 re-executed"
 	@echo "make test-slow     the tests that start kernels, servers, browsers or fresh Pythons, and notebooks 07, 09, 10, 11 (minutes)"
-	@echo "make check    everything CI runs: make test, then test-slow, headless-check, check-slides, colab-check"
+	@echo "make check    everything CI runs: make test, then test-slow, headless-check, check-slides, colab-check, cpu-check"
 	@echo "make headless-check  run each explorer notebook 5 times with plain jupyter nbconvert; fail on a hang"
 	@echo "make execute  re-run every notebook top to bottom and keep the fresh outputs"
 	@echo "make stamp    write the badge, the setup cell (tools/setup_cell.py) and slide types into every notebook,"
@@ -52,6 +52,7 @@ help:
 	@echo "make html     write the static course site (pages, index, decks) into build/site/"
 	@echo "make check-slides  run every notebook afresh and measure every deck slide at 1280x720 in Chromium"
 	@echo "make colab-check   run every notebook on Colab's versions of torch, numpy, matplotlib, ipywidgets, IPython"
+	@echo "make cpu-check     run every notebook with PyTorch's CPU code limited to AVX2, then to no vector instructions"
 	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
 setup: $(INSTALLED) $(ASIDE)
@@ -87,7 +88,7 @@ test-slow: setup $(NODE_ASSETS)
 	$(PYTEST) -m slow --nbval-lax
 
 # Everything CI runs (.ci/run), in order.
-check: test test-slow headless-check check-slides colab-check
+check: test test-slow headless-check check-slides colab-check cpu-check
 
 # Plain `jupyter nbconvert --execute` of every explorer notebook, several runs each, each under a timeout (slow:
 # minutes, so not part of `make test`; CI runs it after). E.g. make headless-check HEADLESS_ARGS="--runs 50"
@@ -161,6 +162,18 @@ $(COLAB_INSTALLED): tools/colab-requirements.txt
 # Every notebook run on Colab's versions, in .colab-venv/ (none of requirements.txt is installed there).
 colab-check: $(COLAB_INSTALLED)
 	OMP_NUM_THREADS=1 $(COLAB_VENV)/bin/python -m tools.colab_check $(COLAB_ARGS)
+
+# Every notebook under nbval with PyTorch's own CPU code, MKL (its matrix products) and oneDNN limited to the AVX2
+# instructions, those of a CPU without AVX-512, then to no vector instructions at all (`default`). Other instructions
+# round differently, so a check that holds only on this machine's rounding fails here (minutes; CI runs it). One
+# limit only: make cpu-check CPU_LIMIT=avx2
+CPU_LIMIT ?= avx2 default
+CPU_LIMITS_avx2 := ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
+CPU_LIMITS_default := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41
+
+cpu-check: setup
+	$(foreach limit,$(CPU_LIMIT),$(if $(CPU_LIMITS_$(limit)),,$(error CPU_LIMIT has '$(limit)': use avx2, default or both)))
+	@$(foreach limit,$(CPU_LIMIT),echo "== every notebook, the CPU limited to $(limit): $(CPU_LIMITS_$(limit))" && env $(CPU_LIMITS_$(limit)) $(PYTEST) --nbval-lax notebooks &&) true
 
 clean:
 	rm -rf $(VENV) $(COLAB_VENV) .aside build .pytest_cache .ruff_cache
