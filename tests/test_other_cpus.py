@@ -3,8 +3,8 @@ PyTorch and its matrix library may use (a fresh Python for each, since both read
 
 - 04: on an Intel Xeon limited to AVX2 (the instructions of a CPU without AVX-512), the scores of `s` at position 3
   of `dogs` and `gods` differ in the seventh digit (5e-7), because there the matrix product does not round every row
-  of a batch alike (one word given twice in one batch gets two slightly different rows), while the vectors that went
-  in are identical; on any CPU, by less than 04's 1e-5.
+  of a batch alike (one word given twice in one batch gets slightly different scores at some positions), while
+  the vectors that went in are identical; on any CPU, by less than 04's 1e-5.
 """
 
 import json
@@ -74,4 +74,4 @@ def test_04_without_avx512_the_same_vector_gets_scores_equal_to_the_seventh_digi
         print("here every row rounds alike; 04's 5e-7 was measured on an Intel Xeon limited to AVX2")
         return
     assert abs(found["gap"] - 5e-7) < 2e-7, "04 quotes the largest difference as 5e-7"
-    assert max(found["twice_gaps"]) > 0, "one word twice in one batch: two slightly different rows somewhere"
+    assert max(found["twice_gaps"]) > 0, "one word twice in one batch: slightly different scores at some position"
