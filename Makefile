@@ -52,7 +52,7 @@ help:
 	@echo "make html     write the static course site (pages, index, decks) into build/site/"
 	@echo "make check-slides  run every notebook afresh and measure every deck slide at 1280x720 in Chromium"
 	@echo "make colab-check   run every notebook on Colab's versions of torch, numpy, matplotlib, ipywidgets, IPython"
-	@echo "make cpu-check     run every notebook with PyTorch's CPU code limited to AVX2, then to SSE4"
+	@echo "make cpu-check     run every notebook with PyTorch, MKL and oneDNN limited to AVX2, then to SSE4"
 	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
 setup: $(INSTALLED) $(ASIDE)
@@ -165,7 +165,7 @@ colab-check: $(COLAB_INSTALLED)
 
 # Every notebook under nbval with PyTorch's own CPU code, MKL (its matrix products) and oneDNN limited to the AVX2
 # instructions, those of a CPU without AVX-512, then to the older SSE4 ones (no AVX at all). Other instructions
-# round differently, so a check that holds only on this machine's rounding fails here (minutes; CI runs it). One
+# round differently, so a check that holds only on this machine's rounding can fail here (minutes; CI runs it). One
 # limit only: make cpu-check CPU_LIMIT=avx2
 CPU_LIMIT ?= avx2 sse4
 CPU_LIMITS_avx2 := ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2

@@ -673,7 +673,8 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     print(sizes_figures)
     assert fast[0][died - 1][0] > 10 * fast[0][100][0], f"at 1e-2, x grew over ten times first ({sizes_figures})"
     # counted back from the step they died at, which another CPU's rounding moves (653 on the AMD EPYC, 669 on a Xeon).
-    # There block 3's units die; on the Xeon limited to AVX2, block 2's die (at step 632) and block 3 keeps 5.
+    # There block 3's units die; on the Xeon limited to AVX2, block 2's die (none live from step 633 on) and block 3
+    # keeps 5.
     if dead == 2:
         assert fast[1][died - 1][0] > 5 * fast[1][died - 100][0], f"block 2's x grew most at the end ({sizes_figures})"
     # near 0 at step 100, far below it by the end; in between another CPU's path differs (step 500: −0.21 on the AMD
