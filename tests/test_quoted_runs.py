@@ -672,11 +672,12 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
                      f"most {max(v[2] for block in slow for v in block[100:]):.2f}")
     print(sizes_figures)
     assert fast[0][died - 1][0] > 10 * fast[0][100][0], f"at 1e-2, x grew over ten times first ({sizes_figures})"
-    # counted back from the step they died at, which another CPU's rounding moves (653 on the AMD EPYC, 669 on a Xeon).
-    # There block 3's units die; on the Xeon limited to AVX2, block 2's die (none live from step 633 on) and block 3
-    # keeps 5.
+    # When block 3's units die, the x block 2 hands it grew tens of times first: on the AMD EPYC 11 quotes most of it at
+    # the end (43 at step 600, 271 at 652), on the Xeon limited to SSE4 by step 600 (4,481; 3,688 at 828, the last
+    # step with a live unit). On the Xeon limited to AVX2, block 2's own units die instead (none live from step 633 on;
+    # block 3 keeps 5), and block 1's x, above, is the one that grows.
     if dead == 2:
-        assert fast[1][died - 1][0] > 5 * fast[1][died - 100][0], f"block 2's x grew most at the end ({sizes_figures})"
+        assert fast[1][died - 1][0] > 10 * fast[1][100][0], f"block 2's x grew tens of times ({sizes_figures})"
     # near 0 at step 100, far below it by the end; in between another CPU's path differs (step 500: −0.21 on the AMD
     # EPYC the text quotes, −25 on an Intel Xeon)
     assert fast[dead][died - 1][1] < -10 < -1 < fast[dead][100][1], f"pre-acts sank far below 0 ({sizes_figures})"
