@@ -544,7 +544,8 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     of one, its tensors join into the answer's shape, it holds tensors of which none is right, or its numbers need
     to become one tensor."""
     kind = type(got).__name__
-    held = next((i for i, item in enumerate(got) if same_answer(item, expected, atol)), None)
+    found = (i for i, item in enumerate(got) if expected is not None and same_answer(item, expected, atol))
+    held = next(found, None)
     comma = " (the comma in `return …,` makes one)" if kind == "tuple" else ""
     if held is not None:
         name = returned_name(fn, held)
@@ -579,7 +580,7 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
 def joining_call(tensors: list, expected: torch.Tensor | None) -> str | None:
     """The torch.stack or torch.cat call that gives `tensors` the answer's shape ("torch.stack(..., dim=1)"), or
     None."""
-    if not tensors or any(t.shape != tensors[0].shape for t in tensors):
+    if expected is None or not tensors or any(t.shape != tensors[0].shape for t in tensors):
         return None
     last = tensors[0].dim() - 1
     for dim in range(last + 2):  # a new dimension, anywhere

@@ -1,5 +1,5 @@
-"""Plain words for a wrong (T, T) weight matrix, shared by every exercise whose answer is `wei`, and hints that
-several exercises share."""
+"""Plain words for a wrong (T, T) weight matrix, shared by every exercise whose answer is `wei`; hints that several
+exercises share; and `slipped_weights`, the weights with one of the slips that 06's and 10's exercises name."""
 
 import torch
 import torch.nn.functional as F
