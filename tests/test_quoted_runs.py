@@ -7,19 +7,19 @@
   every seed, unlike four heads, and unlike itself once a residual path frees it (whose loss still hardly moves);
   at a u after an o, head 0's reading the y two back lowers the loss on the next character, while no head reads the h
   (taking it away changes nothing), though counted, the h tells something and a c (hardly read) as much as the y.
-- 11: without residual paths some head carries each position's own character, at other seeds too; with them, the
-  heads are free, not forced, to read elsewhere (at seed 1339 one head's u of `hou` still reads itself). At learning
-  rate 1e-2 the falling rate, not the longer run, closes LayerNorm's gap; a stack of blocks without residual paths
-  or LayerNorm can learn at a smaller learning rate, while at 1e-2 every ReLU of one of its feed-forward layers dies;
-  three blocks without their LayerNorms end a little lower at the recipe, while at constant rates the LayerNorms
-  help; a longer context takes the finished model further; and the finished model does not overfit yet (so its
-  dropout is 0). In 150-step runs, ln_f's division by each position's size is most of what puts the stack with
-  LayerNorm behind (without it, the stack reads x's length for part of its predictions, yet trained with no length to
-  read it learns as fast; what the leading stacks share is a gradient that reaches x's overall length: cut it and the
-  lead goes, give it to ln_f and ln_f catches up, while a fixed factor does not); the cliff of the stack with
-  neither is x grown about nine times through its parts by its third update (scaled back, it scores as before); at
-  1e-2 x grows tens of times before that stack's units die; and held to one length between its parts, that stack
-  keeps its units alive at 1e-2.
+- 11: without residual paths some head carries each position's own character, at other seeds too; with them, the heads
+  are free, not forced, to read elsewhere (at seed 1339 one head's u of `hou` still reads itself). At learning rate
+  1e-2 the falling rate, not the longer run, closes LayerNorm's gap; a stack of blocks without residual paths or
+  LayerNorm can learn at a smaller learning rate, while at 1e-2 every ReLU of one of its feed-forward layers dies;
+  three blocks without their LayerNorms end a little lower at the recipe, while at constant rates the LayerNorms help;
+  a longer context takes the finished model further; and the finished model does not overfit yet (so its dropout is
+  0). In 150-step runs, ln_f's division by each position's size is most of what puts the stack with LayerNorm behind
+  (without it, the stack reads x's length for part of its predictions, yet trained with no length to read it learns as
+  fast; what the leading stacks share is a gradient that reaches x's overall length (through ln_f it has no part along
+  x): cut it and the lead goes, give it to ln_f and ln_f catches up, while a fixed factor does not); the cliff of the
+  stack with neither is x grown about nine times through its parts by its third update (scaled back, it scores as
+  before); at 1e-2 x grows tens of times before that stack's units die; and held to one length between its parts, that
+  stack keeps its units alive at 1e-2.
 
 Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
 each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
@@ -411,6 +411,14 @@ def with_final(make, final):
     return changed
 
 
+def gradient_along_x(model: nn.Module, chunks: torch.Tensor, y: torch.Tensor) -> float:
+    """The median |cosine| between x at the top of the stack and the loss's gradient with respect to it (0: the
+    gradient has no part along x, so nothing in the loss asks for a longer or shorter x)."""
+    x = model.blocks(embed(model, chunks)).detach().requires_grad_()
+    F.cross_entropy(model.lm_head(model.ln_f(x)).flatten(0, 1), y.flatten()).backward()
+    return F.cosine_similarity(x.grad, x, dim=-1).abs().median().item()
+
+
 @torch.no_grad()
 def reading_length(model: nn.Module, chunks: torch.Tensor, y: torch.Tensor) -> tuple[float, float, float]:
     """For a stack: (its loss on `chunks`, its loss with every x at the top scaled to the median length, the
@@ -448,6 +456,11 @@ def test_11_in_150_step_runs_ln_f_s_division_by_size_is_most_of_layer_norms_cost
                     for name, (model, _) in runs.items()}  # how long an x lm_head reads
             gamma = {name: runs[name][0].ln_f.weight.pow(2).mean().sqrt().item() for name in ("both", "ln_f doubled")}
         lengths[seed] = read
+        along = {name: gradient_along_x(runs[name][0], chunks[:2000], y[:2000])
+                 for name in ("both", "blocks' LayerNorms only")}
+        # 11: multiplying x by any positive number leaves ln_f's output as it was, so the gradient through ln_f has
+        # no part along x (here a cosine of about 1e-7); without ln_f it has (about 0.1)
+        assert along["both"] < 1e-4 < 0.05 < along["blocks' LayerNorms only"], f"the gradient along x ({along})"
         assert gamma["ln_f doubled"] < gamma["both"], f"doubled, ln_f learns a smaller γ ({gamma})"
         found[seed] = (loss, spread, reading_length(runs["blocks' LayerNorms only"][0], chunks, y),
                        reading_length(runs["both"][0], chunks, y)[2])
@@ -456,7 +469,9 @@ def test_11_in_150_step_runs_ln_f_s_division_by_size_is_most_of_layer_norms_cost
               + ", ".join(f"{name} {value:.2f}" for name, value in spread.items()))
         print("  the median length of what lm_head reads: "
               + ", ".join(f"{name} {value:.1f}" for name, value in read.items())
-              + "; ln_f's γ, root mean square: " + ", ".join(f"{name} {value:.2f}" for name, value in gamma.items()))
+              + "; ln_f's γ, root mean square: " + ", ".join(f"{name} {value:.2f}" for name, value in gamma.items())
+              + "; the gradient's part along x at the top, median |cosine|: "
+              + ", ".join(f"{name} {value:.1g}" for name, value in along.items()))
         print("  without ln_f: {:.3f}; every x at the top scaled to one length: {:.3f}; x's length against the "
               "likeliest character's probability: correlation {:.2f}".format(*found[seed][2])
               + f" (with ln_f: {found[seed][3]:.2f})")
