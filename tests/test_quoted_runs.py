@@ -18,8 +18,11 @@
   fast; what the leading stacks share is a gradient that reaches x's overall length (through ln_f it has no part along
   x): cut it and the lead goes, give it to ln_f and ln_f catches up, while a fixed factor does not); the cliff of the
   stack with neither is x grown about nine times through its parts by its third update (scaled back, it scores as
-  before); at 1e-2 x grows tens of times before that stack's units die; and held to one length between its parts, that
-  stack keeps its units alive at 1e-2.
+  before), where up to then a longer x scored better: AdamW's moves stay near the learning rate however large the
+  gradient, the first three point much the same way, and a rise of 1.3 to 1.6 times in each of six parts' factors
+  multiplies to 8.7; the fourth, behind a gradient 46 times larger, is a move of the same size back; at 1e-2 x grows
+  tens of times before that stack's units die; and held to one length between its parts, that stack keeps its units
+  alive at 1e-2.
 
 Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
 each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
@@ -34,6 +37,8 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.nn.utils import parameters_to_vector, vector_to_parameters
+from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from helpers import blocks
 from helpers.attention import attend_scaled, attention_weights
@@ -518,6 +523,18 @@ def test_11_in_150_step_runs_ln_f_s_division_by_size_is_most_of_layer_norms_cost
 
 
 @pytest.mark.slow  # six trainings of 2 to 4 updates, a few seconds
+@torch.no_grad()
+def lengths_up_the_stack(model: nn.Module, chunks: torch.Tensor) -> list[float]:
+    """x's median length in the embeddings of a plain stack (no residual paths), then after each part up the stack."""
+    x = embed(model, chunks)
+    lengths = [x.norm(dim=-1).median().item()]
+    for block in model.blocks:
+        for norm, part in ((block.ln1, block.sa_heads), (block.ln2, block.ffwd)):
+            x = part(norm(x))
+            lengths.append(x.norm(dim=-1).median().item())
+    return lengths
+
+
 def test_11_the_cliff_is_x_grown_nine_times_through_the_stack_with_neither(splits):
     stack = notebook_11_stack()
     chunks, targets = consecutive_chunks(splits[1], 8, device=pick_device(verbose=False))
@@ -525,13 +542,8 @@ def test_11_the_cliff_is_x_grown_nine_times_through_the_stack_with_neither(split
     for name, make in (("neither", stack(residual=False, layer_norm=False)), ("LayerNorm only", stack(residual=False))):
         for updates in (2, 3, 4):
             model, loss = train_and_measure(make, *splits, steps=updates, decay=False)
+            lengths = lengths_up_the_stack(model, chunks)
             with torch.no_grad():
-                x = embed(model, chunks)
-                lengths = [x.norm(dim=-1).median().item()]  # x's median length, then after each part up the stack
-                for block in model.blocks:
-                    for norm, part in ((block.ln1, block.sa_heads), (block.ln2, block.ffwd)):
-                        x = part(norm(x))
-                        lengths.append(x.norm(dim=-1).median().item())
                 scores = model(chunks)[0]
                 spread = scores.std(-1).median().item()
                 likeliest = scores.softmax(-1).max(-1)
@@ -559,6 +571,64 @@ def test_11_the_cliff_is_x_grown_nine_times_through_the_stack_with_neither(split
     assert abs(right_after - right_before) < 0.02 and sure > 0.9, f"surer, not more often right ({figures})"
     assert shrunk_loss < 4, f"scaled back to its earlier length, x scores about as before ({figures})"
     assert all(found["LayerNorm only", n][2] < 1.5 for n in (2, 3, 4)), f"not with LayerNorms ({figures})"
+
+
+def model_of(optimizer) -> list:
+    """The weights an optimiser updates, in the model's order."""
+    return [p for group in optimizer.param_groups for p in group["params"]]
+
+
+@pytest.mark.slow  # four updates of a three-block stack, then five evaluations of each on the validation text, 10 s
+def test_11_the_third_update_takes_x_far_past_the_length_the_loss_asked_for(splits):
+    make = notebook_11_stack()(residual=False, layer_norm=False)
+    chunks, targets = consecutive_chunks(splits[1], 8, device=pick_device(verbose=False))
+    seed_everything(1337)  # as train_and_measure does before it builds the stack
+    weights, gradients = [parameters_to_vector(make().parameters()).detach()], []
+
+    def after_update(optimizer, args, kwargs):
+        weights.append(parameters_to_vector(model_of(optimizer)).detach().clone())
+        gradients.append(torch.cat([p.grad.flatten() for p in model_of(optimizer)]).norm().item())
+
+    hook = register_optimizer_step_post_hook(after_update)  # called after every optimiser's step
+    try:
+        model, _ = train_and_measure(make, *splits, steps=4, decay=False)
+    finally:
+        hook.remove()
+    factors = (0.25, 0.5, 1, 2, 4)
+    top, scaled, parts = [], [], []  # after 0 to 4 updates: x's length at the top, the loss with x at the top scaled
+    for w in weights:
+        vector_to_parameters(w, model.parameters())
+        lengths = lengths_up_the_stack(model, chunks)
+        with torch.no_grad():
+            x = model.blocks(embed(model, chunks))
+            scaled.append([model.loss_for(model.lm_head(f * x), targets).item() for f in factors])
+        top.append(lengths[-1])
+        parts.append([after / before for before, after in itertools.pairwise(lengths)])  # each part's factor
+    moves = [b - a for a, b in itertools.pairwise(weights)]  # what each update changed
+    steps = [move.abs().median().item() / 1e-2 for move in moves]  # each weight's move, in units of the learning rate
+    turns = [F.cosine_similarity(a, b, dim=0).item() for a, b in itertools.pairwise(moves)]
+    grown = [three / two for two, three in zip(parts[2], parts[3], strict=True)]  # each part's growth, 3rd update
+    figures = (f"x at the top after 0 to 4 updates {', '.join(f'{v:.2f}' for v in top)}; the loss with it multiplied "
+               f"by {factors}: " + "; ".join(", ".join(f"{v:.2f}" for v in row) for row in scaled)
+               + f"; the gradient's size at updates 1 to 4 {', '.join(f'{g:.3g}' for g in gradients)}; the median "
+               f"move of a weight {', '.join(f'{v:.2f}' for v in steps)} times the learning rate; the cosine between "
+               f"one update's moves and the next's {', '.join(f'{v:.2f}' for v in turns)}; after the third update, "
+               f"each of the six parts lengthens x by {', '.join(f'{v:.2f}' for v in grown)} times what it "
+               f"did after two (in all {math.prod(grown):.1f})")
+    print(figures)
+    # 11 quotes (from this Xeon): x at the top 0.42, 0.76, 2.87 after 0, 1, 2 updates; scaled by 2 after two updates
+    # 3.58 (against 3.74), after three a quarter of it 3.55; gradients 0.28 to 0.83, then 38; moves 1.00, 0.71, 0.64,
+    # 0.57; cosines 0.56, 0.67, -0.48; each part 1.3 to 1.6 times more, 8.7 in all
+    assert top[0] < top[1] < top[2] and all(row[3] < row[2] for row in scaled[1:3]), (
+        f"up to the second update a longer x scores better, and each update lengthens it ({figures})")
+    assert scaled[2][4] > scaled[2][3] and top[3] > 5 * top[2], (
+        f"the loss wanted x well under 4 times longer; the third update made it over 5 times longer ({figures})")
+    assert scaled[3][0] < scaled[3][1] < scaled[3][2], f"after the third update, shorter scores better ({figures})"
+    assert gradients[3] > 20 * max(gradients[:3]) and max(steps) < 1.05 and min(steps) > 0.4, (
+        f"AdamW's moves stay near the learning rate, however large the gradient ({figures})")
+    assert min(turns[:2]) > 0.3 and turns[2] < -0.2, f"the first three go one way, the fourth back ({figures})"
+    assert all(1 < g < 2 for g in grown), f"no part alone grows x nine times: six in a row multiply ({figures})"
+
 
 
 def record_live_units(model: nn.Module) -> list[list[tuple[bool, int]]]:
