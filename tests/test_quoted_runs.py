@@ -596,15 +596,22 @@ def test_11_plain_gradient_descent_would_not_have_lengthened_x_as_adamws_third_u
 
     moves = [b - a for a, b in itertools.pairwise(weights)]
     longer = [move.norm().item() / (1e-2 * g.norm().item()) for move, g in zip(moves, gradients, strict=True)]
+    clear = gradients[0].abs() > 1e-6  # well above AdamW's eps, 1e-8
+    first = (moves[0][clear].abs() / 1e-2).aminmax()  # the first update's moves of those weights, in learning rates
     adamw, plain = top_length(weights[3]) / top_length(weights[2]), top_length(weights[2] - 1e-2 * gradients[2]) / (
         top_length(weights[2]))
     figures = (f"AdamW's moves at updates 1 to 4 {', '.join(f'{v:.0f}' for v in longer)} times as long as plain "
                f"gradient descent's (at the same learning rate, on the same batch); the third update lengthens x at "
                f"the top {adamw:.2f} times, a plain gradient step in its place {plain:.3f} times; the batch "
-               f"gradients' sizes {', '.join(f'{g.norm():.3g}' for g in gradients)}")
+               f"gradients' sizes {', '.join(f'{g.norm():.3g}' for g in gradients)}; at the first update, the "
+               f"{clear.float().mean():.0%} of weights whose gradient is above 1e-6 moved {first.min:.3f} to "
+               f"{first.max:.3f} times the learning rate")
     print(figures)
-    # 11 quotes: a plain third step would have lengthened x by 2%
+    # 11 quotes: a plain third step would have lengthened x by 2%; the batch gradients behind the third and fourth
+    # updates 0.83 and 38.3, 46 times; at the first update, each weight with a clear gradient moves by the learning rate
     assert min(longer[:3]) > 100 and adamw > 5 and plain < 1.05, f"plain descent would have moved far less ({figures})"
+    assert gradients[3].norm() > 30 * gradients[2].norm(), f"a far larger gradient behind the fourth ({figures})"
+    assert 0.95 < first.min and first.max < 1.05, f"the first update: the learning rate, weight by weight ({figures})"
 
 
 def record_live_units(model: nn.Module) -> list[list[tuple[bool, int]]]:
