@@ -520,12 +520,12 @@ def test_11_in_150_step_runs_ln_f_s_division_by_size_is_most_of_layer_norms_cost
                                msg="the losses 11 quotes for its four new stacks, seeds 1337 to 1339")
 
 
-@pytest.mark.slow  # six trainings of 2 to 4 updates, a few seconds
 def notebook_11_lengths_up():
     """11's own `lengths_up(model, chunks)`: x's median length in the embeddings, then after each part up a stack."""
     return notebook_namespace("11", ("lengths_up",), embed=embed, torch=torch)["lengths_up"]
 
 
+@pytest.mark.slow  # six trainings of 2 to 4 updates, a few seconds
 def test_11_the_cliff_is_x_grown_nine_times_through_the_stack_with_neither(splits):
     stack, lengths_up = notebook_11_stack(), notebook_11_lengths_up()
     chunks, targets = consecutive_chunks(splits[1], 8, device=pick_device(verbose=False))
