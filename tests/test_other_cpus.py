@@ -45,12 +45,12 @@ POSITIONS_04 = """
 import json, torch
 from helpers import seed_everything
 from helpers.data import encode
-from helpers.models import PositionalBigramModel
+from helpers.models import PositionalBigramModel, embed
 
 seed_everything(1337)  # notebook 04's model, as its cells build it
 model = PositionalBigramModel()
 idx = torch.tensor([encode("dogs"), encode("gods")])
-x = model.token_embedding_table(idx) + model.position_embedding_table(model.positions(idx))
+x = embed(model, idx)  # what the model reads: token + position embedding
 logits, _ = model(idx)
 twice, _ = model(torch.tensor([encode("gods"), encode("gods")]))
 print(json.dumps({

@@ -544,8 +544,8 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     of one, its tensors join into the answer's shape, it holds tensors of which none is right, or its numbers need
     to become one tensor."""
     kind = type(got).__name__
-    found = (i for i, item in enumerate(got) if expected is not None and same_answer(item, expected, atol))
-    held = next(found, None)
+    held = None if expected is None else next((i for i, item in enumerate(got) if same_answer(item, expected, atol)),
+                                              None)
     comma = " (the comma in `return …,` makes one)" if kind == "tuple" else ""
     if held is not None:
         name = returned_name(fn, held)
