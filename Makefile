@@ -52,7 +52,7 @@ help:
 	@echo "make html     write the static course site (pages, index, decks) into build/site/"
 	@echo "make check-slides  run every notebook afresh and measure every deck slide at 1280x720 in Chromium"
 	@echo "make colab-check   run every notebook on Colab's versions of torch, numpy, matplotlib, ipywidgets, IPython"
-	@echo "make cpu-check     run every notebook with PyTorch, MKL and oneDNN limited to AVX2, then to SSE4"
+	@echo "make cpu-check     run every notebook, and the runs they quote, with PyTorch, MKL and oneDNN limited to AVX2, then SSE4"
 	@echo "make clean    remove the virtual environment, build/ and caches (the corpus stays)"
 
 setup: $(INSTALLED) $(ASIDE)
@@ -163,17 +163,20 @@ $(COLAB_INSTALLED): tools/colab-requirements.txt
 colab-check: $(COLAB_INSTALLED)
 	OMP_NUM_THREADS=1 $(COLAB_VENV)/bin/python -m tools.colab_check $(COLAB_ARGS)
 
-# Every notebook under nbval with PyTorch's own CPU code, MKL (its matrix products) and oneDNN limited to the AVX2
-# instructions, those of a CPU without AVX-512, then to the older SSE4 ones (no AVX at all). Other instructions
-# round differently, so a check that holds only on this machine's rounding can fail here (minutes; CI runs it). One
-# limit only: make cpu-check CPU_LIMIT=avx2
+# Every notebook under nbval, then the runs the notebooks quote (tests/test_quoted_runs.py), with PyTorch's own CPU
+# code, MKL (its matrix products) and oneDNN limited to the AVX2 instructions, those of a CPU without AVX-512, then to
+# the older SSE4 ones (no AVX at all). Other instructions round differently, so a check that holds only on this
+# machine's rounding can fail here (minutes; CI runs it). The quoted runs are independent trainings, so they are dealt
+# to the workers one test at a time (--dist load), not a file at a time. One limit only: make cpu-check CPU_LIMIT=avx2
 CPU_LIMIT ?= avx2 sse4
 CPU_LIMITS_avx2 := ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
 CPU_LIMITS_sse4 := ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41
 
 cpu-check: setup
 	$(foreach limit,$(CPU_LIMIT),$(if $(CPU_LIMITS_$(limit)),,$(error CPU_LIMIT has '$(limit)': use avx2, sse4 or both)))
-	@$(foreach limit,$(CPU_LIMIT),echo "== every notebook, the CPU limited to $(limit): $(CPU_LIMITS_$(limit))" && env $(CPU_LIMITS_$(limit)) $(PYTEST) --nbval-lax notebooks &&) true
+	@$(foreach limit,$(CPU_LIMIT),echo "== every notebook, the CPU limited to $(limit): $(CPU_LIMITS_$(limit))" && env $(CPU_LIMITS_$(limit)) $(PYTEST) --nbval-lax notebooks && \
+	  echo "== the runs the notebooks quote, the CPU limited to $(limit)" && \
+	  env $(CPU_LIMITS_$(limit)) $(PYTEST) --dist load -m slow tests/test_quoted_runs.py &&) true
 
 clean:
 	rm -rf $(VENV) $(COLAB_VENV) .aside build .pytest_cache .ruff_cache

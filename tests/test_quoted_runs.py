@@ -1,4 +1,5 @@
-"""Claims a notebook makes from runs it does not make in its own cells, re-run here (CI's `make test-slow`).
+"""Claims a notebook makes from runs it does not make in its own cells, re-run here (CI's `make test-slow`, and again
+under each of `make cpu-check`'s CPU limits).
 
 - 09: what its trained head reads (the y of `you`, not the h of `hou`) is its run's luck: at seeds 1 and 2, and at
   its own seed without the loss reports, the head reads and predicts otherwise.
