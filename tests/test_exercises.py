@@ -401,6 +401,27 @@ def running_average_range_6(x):
     return out
 
 
+def running_average_over_the_width(x):
+    out = torch.zeros_like(x)
+    for t in range(x.shape[1]):  # C, not T
+        out[t] = x[: t + 1].mean(0)
+    return out
+
+
+def running_average_one_row_short(x):
+    out = torch.zeros_like(x)
+    for t in range(len(x) - 1):
+        out[t] = x[: t + 1].mean(0)
+    return out
+
+
+def running_average_written_into_x(x):
+    out = x  # not a copy: out and x are one tensor
+    for t in range(len(x)):
+        out[t] = x[: t + 1].mean(0)
+    return out
+
+
 UNNAMED = [
     (
         "running_average",
@@ -409,6 +430,18 @@ UNNAMED = [
     ),
     ("running_average", lambda: shifted_row(solution(EXERCISES["running_average"]), 0), "row 0 should be x[0]"),
     ("running_average", lambda: running_average_range_6, "Take sizes from the input"),
+    ("running_average", lambda: running_average_over_the_width, "rows 2…3 are still 0: your loop stopped after 2 rows"),
+    ("running_average", lambda: running_average_one_row_short, "row 3 is still 0: your loop stopped after 3 rows."),
+    (  # a batch's dimension asked of a (T, T) matrix
+        "causal_average_weights",
+        lambda: lambda T: torch.tril(torch.ones(T, T)) / torch.tril(torch.ones(T, T)).sum(2, keepdim=True),
+        "asks for a dimension this tensor does not have",
+    ),
+    (  # * where @ belongs, where no named mistake raises alike
+        "attend",
+        lambda: lambda x, w_q, w_k, w_v: torch.softmax(x * w_q.T, dim=-1),
+        "Where you meant a matrix product, write @, not *",
+    ),
     ("causal_average_weights", lambda: lambda T: torch.tril(torch.ones(T, T)) / T - 0.5 * torch.eye(T), "negative"),
     (
         "causal_average_weights",
@@ -429,12 +462,12 @@ UNNAMED = [
         "masked_softmax_weights",
         lambda: lambda s: torch.softmax(s * s.new_ones(s.shape).tril() + s.new_ones(s.shape).triu(1) * float("-inf"),
                                         -1),
-        "or is −∞ multiplied by 0",
+        "is −∞ multiplied by 0",
     ),
     (
         "masked_softmax_weights",
         lambda: lambda s: torch.softmax(s.masked_fill(torch.ones_like(s).triu(1) == 1, float("-inf")), -1) * 0.5,
-        "row 0 sums to 0.5: did you normalise by row",
+        "every weight is 0.5 times the right one, so every row sums to 0.5",
     ),
     (
         "masked_softmax_weights",
@@ -1275,7 +1308,122 @@ def multi_head_interleaved(x, wq, wk, wv, proj):
     return proj(torch.stack(each_heads_output(x, wq, wk, wv), dim=-1).flatten(-2))
 
 
+def attention_scores_entry_by_entry(q, k):
+    return q * k.transpose(-2, -1)
+
+
+def attention_scores_key_first(q, k):
+    return k.transpose(-2, -1) @ q
+
+
+def scaled_scores_entry_by_entry(q, k):
+    return q * k.transpose(-2, -1) / k.shape[-1] ** 0.5
+
+
+def causal_average_floor_divided(T):
+    tril = torch.tril(torch.ones(T, T))
+    return tril // tril.sum(1, keepdim=True)
+
+
+def masked_softmax_plus_infinity(scores):
+    T = scores.shape[-1]
+    return torch.softmax(scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("inf")), dim=-1)
+
+
+def standardise_with_column_mean(x):
+    var = x.var(-1, unbiased=False, keepdim=True)
+    return (x - x.mean(0, keepdim=True)) / torch.sqrt(var + 1e-5)
+
+
+def standardise_with_std_under_the_root(x):
+    std = x.std(-1, unbiased=False, keepdim=True)
+    return (x - x.mean(-1, keepdim=True)) / torch.sqrt(std + 1e-5)
+
+
+def standardise_floor_divided(x):
+    return (x - x.mean(-1, keepdim=True)) // torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + 1e-5)
+
+
+def attend_masked(x, w_q, w_k, w_v, which, fill=float("-inf")):
+    """notebook 06's head with its mask written as `which(tril)` (the cells to fill) and filled with `fill`."""
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    tril = torch.tril(torch.ones(T, T))
+    return torch.softmax((q @ k.transpose(-2, -1)).masked_fill(which(tril), fill), dim=-1) @ v
+
+
+def attend_with_scores(x, w_q, w_k, w_v, scores, softmax=F.softmax):
+    """notebook 06's head with its scores written as `scores(q, k)` and its softmax as `softmax`."""
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = scores(q, k).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return softmax(wei, dim=-1) @ v
+
+
+def attend_mask_not_kept(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = q @ k.transpose(-2, -1)
+    wei.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))  # returns a new tensor, dropped here
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def multi_head_with(x, wq, wk, wv, proj, head):
+    """notebook 10's heads side by side and projected, each head's output written as `head(q, k, v, T)`."""
+    T = x.shape[-2]
+    return proj(torch.cat([head(x @ wq[h], x @ wk[h], x @ wv[h], T) for h in range(len(wq))], dim=-1))
+
+
+def keys_transposed_from_dimension_1(q, k, v, T):
+    wei = (q @ k.transpose(-2, 1) * k.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def scaled_by_dimension_1(q, k, v, T):
+    wei = (q @ k.transpose(-2, -1) * k.shape[1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def untransposed_keys(q, k, v, T):
+    wei = (q @ k * q.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def blends_x_instead_of_v(x):
+    def head(q, k, v, T):
+        wei = (q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0,
+                                                                        float("-inf"))
+        return torch.softmax(wei, dim=-1) @ x
+    return head
+
+
 LEARNER_SLIPS = [
+    ("attention_scores", attention_scores_entry_by_entry, "multiplied_entry_by_entry"),
+    ("attention_scores", attention_scores_key_first, "key_first"),
+    ("scaled_scores", scaled_scores_entry_by_entry, "multiplied_entry_by_entry"),
+    ("causal_average_weights", causal_average_floor_divided, "floor_division"),
+    ("masked_softmax_weights", masked_softmax_plus_infinity, "plus_infinity"),
+    ("standardise_rows", standardise_with_column_mean, "mean_by_column"),
+    ("standardise_rows", standardise_with_std_under_the_root, "square_root_of_std"),
+    ("standardise_rows", standardise_floor_divided, "floor_division"),
+    ("attend", lambda x, w_q, w_k, w_v: attend_masked(x, w_q, w_k, w_v, lambda tril: tril.T == 0), "masked_the_past"),
+    ("attend", lambda x, w_q, w_k, w_v: attend_masked(x, w_q, w_k, w_v, lambda tril: tril != 0), "masked_the_past"),
+    ("attend", lambda x, w_q, w_k, w_v: attend_masked(x, w_q, w_k, w_v, lambda tril: tril == 0, float("inf")),
+     "plus_infinity"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, untransposed_keys),
+     "no_transpose"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, blends_x_instead_of_v(x)),
+     "blended_x"),
+    ("multi_head", lambda x, wq, wk, wv, proj: proj(x @ wq), "all_heads_at_once"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, keys_transposed_from_dimension_1),
+     "no_transpose"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, scaled_by_dimension_1),
+     "scaled_by_sqrt_T"),
+    ("attend", lambda x, w_q, w_k, w_v: attend_with_scores(x, w_q, w_k, w_v, lambda q, k: k.transpose(-2, -1) @ q),
+     "key_first"),
+    ("attend", lambda x, w_q, w_k, w_v: attend_with_scores(x, w_q, w_k, w_v, lambda q, k: q @ k.transpose(-2, -1),
+                                                           F.log_softmax), "log_softmax"),
+    ("attend", attend_mask_not_kept, "forgot_mask"),
     ("running_average", running_average_by_column_counts, "divided_the_columns"),
     ("running_average", running_average_over_t, "divided_by_t"),
     ("standardise_rows", standardise_with_column_variance, "variance_by_column"),
@@ -1294,6 +1442,24 @@ LEARNER_SLIPS = [
 def test_a_slip_written_as_a_learner_writes_it_gets_its_named_mistake(name, fn, mistake):
     feedback = check(name, fn)
     assert feedback.passed is False and feedback.mistake == mistake, feedback.message
+
+
+def test_a_mask_computed_but_not_kept_is_told_masked_fill_returns_a_new_tensor():
+    feedback = check("attend", attend_mask_not_kept)
+    assert "it returns a new tensor, so keep it, wei = wei.masked_fill(…)" in feedback.message, feedback.message
+
+
+def test_writing_into_the_input_is_told_once_not_twice():
+    feedback = check("running_average", running_average_written_into_x)
+    assert feedback.mistake == "in_place" and "Note:" not in feedback.message, feedback.message
+
+
+def test_a_head_that_blends_x_is_told_each_head_is_too_wide_in_its_projection():
+    x, wq, wk, wv, proj = EXERCISES["multi_head"].cases[0]
+    with pytest.raises(ValueError, match=r"got 96 numbers per position, 24 per head: each head's output is wei @ v"):
+        proj(torch.cat([x] * len(wq), dim=-1))
+    with pytest.raises(ValueError, match=r"put every head's output side by side first"):
+        proj(x[..., :6])
 
 
 def test_a_size_clash_after_a_right_case_is_told_to_take_sizes_from_the_input():

@@ -28,6 +28,8 @@ ONE_SEQUENCE = "one_sequence_only"  # the mistake name given to an answer right 
 WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held in an integer tensor
 NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gradient is missing, partial or broken
 RANDOM = "random_result"  # the mistake name given to an answer that changes from call to call on the same input
+FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is the right one rounded down
+IN_PLACE = "in_place"  # the name of a mistake that writes into its input, whose hint already says so
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -35,9 +37,10 @@ CHANGED_INPUT = (  # added to the verdict on a function that changed its input i
     "model, autograd may still need the input as it was, and then training stops with an error."
 )
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
-    "NaN (not a number), which only 0 / 0, ∞ − ∞ and 0 × ∞ give: does a division divide by 0, does a mask leave "
-    "some position nothing to see (a softmax of a row that is −∞ everywhere is NaN: each position must see "
-    "itself), or is −∞ multiplied by 0 (mask with masked_fill instead)?"
+    "NaN (not a number), which 0 / 0, ∞ − ∞, 0 × ∞ and the square root or log of a negative number give: does a "
+    "division divide by 0, does a mask leave some position nothing to see (a softmax of a row that is −∞ everywhere "
+    "is NaN: each position must see itself), is −∞ multiplied by 0 (mask with masked_fill instead), or was the "
+    "future filled with +∞, its minus sign missing (a softmax of a row holding +∞ computes ∞ − ∞)?"
 )
 
 
@@ -209,7 +212,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     number, first, got = failures[0]
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
-    if first.mistake == NO_GRADIENT:  # its sentence already says what the in-place change does
+    if first.mistake in (NO_GRADIENT, IN_PLACE):  # its sentence already says what the in-place change does
         note = ""
     return Feedback(first.passed, first.message + note, first.mistake)
 
@@ -400,6 +403,10 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     if not got.any():  # in every exercise: a result that was never filled in
         return Feedback(False, "every entry of your result is 0: was a tensor never filled in (an == typed where an = "
                                "was meant, say)?")
+    if close(got, expected.floor(), exercise.atol):
+        return Feedback(False, "every entry of your result is the right one rounded down to a whole number: is there "
+                               "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
+                               "rounding step?", FLOOR_DIVISION)
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
     return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
 
@@ -417,16 +424,32 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
 
 
 def advice_for(err: BaseException, first_input: str) -> str:
-    """A hint for errors with a well-known cause: a size typed in, a tensor made on another device (named after
-    the exercise's first input), an exit."""
+    """A hint for errors with a well-known cause: a dimension the input lacks, an index past the end, a size typed
+    in, an entry-by-entry product where a matrix product was meant, a tensor made on another device (named after the
+    exercise's first input), an exit."""
+    text = str(err)
+    if isinstance(err, IndexError) and ("Dimension out of range" in text or "tuple index out of range" in text):
+        return (
+            " Your code asks for a dimension this tensor does not have: one sequence is (T, C), two dimensions, and a "
+            "batch adds one in front. Count dimensions from the end, so that the code works for both: x.shape[-2], "
+            "transpose(-2, -1), sum(-1)."
+        )
+    if isinstance(err, IndexError) and "out of bounds" in text:
+        return (
+            " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "
+            "index assume a size (range(6)), or take its length from the wrong dimension? Take sizes from the input, "
+            "each from the dimension that holds it (.shape[0] the first, .shape[-1] the last)."
+        )
     if isinstance(err, IndexError):
         return " Does your code assume a size? Take sizes from the input (.shape)."
     if isinstance(err, SystemExit):
         return " sys.exit() and exit() stop the whole program: return your answer instead."
-    if "must match the size of tensor" in str(err):
+    if "must match the size of tensor" in text:
         return (
-            " Two tensors of different sizes met: does your code assume a size, or read one from the wrong "
-            "dimension? Take sizes from the input, counting from the end (.shape[-1], .shape[-2])."
+            " Two tensors of different sizes met (entry by entry, in *, +, - or masked_fill, or in the batch "
+            "dimensions before an @'s last two): does your code assume a size, read one from the wrong dimension, or "
+            "move a batch dimension? Take sizes from the input and name dimensions counting from the end "
+            "(.shape[-2], transpose(-2, -1)). Where you meant a matrix product, write @, not *."
         )
     if "same device" in str(err):
         return (

@@ -11,25 +11,51 @@ MASKED_THE_PRESENT = (  # the hint for a mask that hides the diagonal too, in no
     "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read itself, so mask "
     "only above the diagonal, triu(diagonal=1) (or tril == 0)."
 )
-SOFTMAX_WITHOUT_DIM = (  # the hint for a softmax left to pick its own dim, in notebook 06's and 10's exercises
-    "your softmax has no dim=, so PyTorch picked one (and warned): for one sequence's (T, T) scores it picks the "
-    "rows, but for a batch's (B, T, T) it picks dim 0 and shares each weight out across the sequences of the batch "
-    "(where every sequence has −∞, in the future, that is 0/0: NaN). Always say which: softmax(..., dim=-1)."
+SOFTMAX_WITHOUT_DIM = (  # the hint for a softmax along dim 0 of a batch, in notebook 06's and 10's exercises
+    "your softmax ran along dim 0, sharing each weight out across the sequences of the batch (where every sequence "
+    "has −∞, in the future, that is 0/0: NaN). dim=0 does that, and so does a softmax without dim=: PyTorch then "
+    "picks one (and warns), the rows of one sequence's (T, T) scores but dim 0 of a batch's (B, T, T). Each "
+    "position's row shares out its attention: softmax(..., dim=-1)."
+)
+MASKED_THE_PAST = (  # the hint for a mask turned the wrong way, in notebook 06's and 10's exercises
+    "your mask hides the past and lets each position see its future (torch.triu where torch.tril belongs, or "
+    "masked_fill(tril != 0, …)): row t may see positions 0…t, so keep the lower triangle, tril = "
+    "torch.tril(torch.ones(T, T)), and fill where tril == 0."
+)
+LOG_SOFTMAX = (  # the hint for log_softmax where softmax belongs, in notebook 06's and 10's exercises
+    "F.log_softmax gives log-weights (−∞ for the future, negative elsewhere), not weights that sum to 1, and −∞ "
+    "times values of both signs adds up to ∞ − ∞, NaN: blend with F.softmax(..., dim=-1)."
+)
+FORGOT_MASK_CALL = (  # what to check when a mask seems forgotten though masked_fill is called, in 06's and 10's
+    " (if you call masked_fill already: it returns a new tensor, so keep it, wei = wei.masked_fill(…), and its "
+    "condition must pick the future, tril == 0 with tril = torch.tril(torch.ones(T, T)))."
+)
+ELEMENTWISE_SCORES = (  # the hint for q * kᵀ, in notebook 05's and 07's exercises
+    "you combined q and kᵀ entry by entry (with *, + or -), which needs shapes that line up entry for entry: a "
+    "score is a query dotted with a key, a sum of products that the matrix product @ makes, q @ k.transpose(-2, -1)."
+)
+PLUS_INFINITY = (  # the hint for a future filled with +∞, in notebook 03's, 06's and 10's exercises
+    "you filled the future with +∞, float('inf') without its minus sign: the softmax of a row holding +∞ computes "
+    "∞ − ∞, NaN. Fill it with float('-inf'), since e^−∞ is exactly 0."
 )
 
 
 def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1) -> torch.Tensor:
     """A head's wei from q and k, or one of the slips the exercises name: scores times `scale`; the future (from
-    `diagonal` up) set to `fill` "before" the softmax, to 0 "after" it, or never (None); the softmax along `dim`."""
-    future = future_mask(q.shape[-2], q.device, diagonal)
+    `diagonal` up) set to `fill` "before" the softmax, to 0 "after" it, or never (None), or, with "past", the mirror
+    image of the future set to `fill` (the past, from `diagonal` down); the softmax along `dim`."""
+    hidden = future_mask(q.shape[-2], q.device, diagonal)
+    if mask == "past":
+        hidden = hidden.T
     wei = q @ k.transpose(-2, -1) * scale
-    wei = F.softmax(wei.masked_fill(future, fill) if mask == "before" else wei, dim=dim)
-    return wei.masked_fill(future, 0.0) if mask == "after" else wei
+    wei = F.softmax(wei.masked_fill(hidden, fill) if mask in ("before", "past") else wei, dim=dim)
+    return wei.masked_fill(hidden, 0.0) if mask == "after" else wei
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
-    """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight,
-    a future weight that is not exactly 0, a row that does not sum to 1 within `atol`; None when none of these."""
+    """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight, a future weight that
+    is not exactly 0, every weight the right one times one factor, a row that does not sum to 1 within `atol`; None
+    when none of these. (`expected` may be None: then no factor is looked for.)"""
     got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
@@ -53,6 +79,10 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
             f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: "
             "everything above the diagonal must be exactly 0."
         )
+    factor = None if expected is None else scaled_by(got, expected)
+    if factor is not None:
+        return (f"every weight is {fmt(factor)} times the right one, so every row sums to {fmt(factor)}: divide each "
+                "row by its sum, so that it sums to 1.")
     sums = got.sum(-1)
     off = (sums - 1).abs() > atol
     if off.any():

@@ -9,8 +9,9 @@ from matplotlib.transforms import offset_copy
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
-from ..exercises.core import close, fmt
+from ..exercises.core import IN_PLACE, close, fmt
 from ..plots import TEXT_PT, char_label
+from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
 MAX_LEN = 12  # longest word the explorer accepts: its bar charts still have room for every position
@@ -207,6 +208,12 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
         return None
     wrong = rows_ok.index(False)
     right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
+    T, C = inputs[0].shape
+    if not got[wrong:].any():  # the loop stopped early: the rows after it are still the zeros they started as
+        left = f"row {wrong} is" if wrong == T - 1 else f"rows {wrong}…{T - 1} are"
+        shape = " (x.shape[1] and x.shape[-1] are C, the width of each vector)" if wrong == C else ""
+        return (f"{right} right, but {left} still 0: your loop stopped after {counted(wrong, 'row')}{shape}. Loop "
+                "over every position, for t in range(T) with T = x.shape[0].")
     return f"{right} right, but row {wrong} is not the average of x[0] … x[{wrong}]."
 
 
@@ -285,7 +292,7 @@ EXERCISES = (
                 "row t is divided by t + 1.",
             ),
             Mistake(
-                "in_place",
+                IN_PLACE,
                 _in_place,
                 "you wrote the averages back into x while still reading it, so later rows average earlier "
                 "averages. Write into a new tensor, e.g. out = torch.zeros_like(x).",

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from ..attention import future_mask
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, fmt, fmt_apart
-from ..exercises.explain import explain_weights
+from ..exercises.explain import PLUS_INFINITY, explain_weights
 from ..plots import show_wei, symmetric_bound
 from .core import check_position, explorer, fmt_row, link_range, new_figure, parse_numbers, report, show
 
@@ -213,6 +213,8 @@ EXERCISES = (
                 "the future still gets weight: you filled it with 0, and e^0 = 1, so softmax gives it a share. "
                 "Fill it with float('-inf'): e^−∞ = 0 is what makes a weight exactly 0.",
             ),
+            Mistake("plus_infinity", lambda scores: F.softmax(fill_future(scores, float("inf")), dim=-1),
+                    PLUS_INFINITY),
             Mistake(
                 "divide_by_sum",
                 lambda scores: divide_by_sum(fill_future(scores, 0.0)),
@@ -375,14 +377,27 @@ EXERCISES += (
             Mistake(
                 "no_eps",
                 lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True)),
-                "a row whose numbers are all equal has variance 0, so without eps it divides 0 by 0 and gives NaN: "
-                "add eps = 1e-5 to the variance inside the square root, √(var + eps).",
+                "a row whose numbers are all equal has variance 0, and your square root of its variance is 0 (or, "
+                "with eps subtracted, NaN), so that row comes out NaN: add eps = 1e-5 to the variance inside the "
+                "square root, √(var + eps).",
             ),
             Mistake(
                 "variance_by_column",
                 lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(0, unbiased=False, keepdim=True) + EPS),
                 "each row is centred on its own mean, but the variance was taken down the columns (var(0)): take "
                 "it along each row too, var(-1, unbiased=False, keepdim=True).",
+            ),
+            Mistake(
+                "mean_by_column",
+                lambda x: (x - x.mean(0, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + EPS),
+                "the variance was taken along each row, but the mean you subtract is each column's (mean(0)), so the "
+                "rows are not centred: take the mean along each row too, x.mean(-1, keepdim=True).",
+            ),
+            Mistake(
+                "square_root_of_std",
+                lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.std(-1, unbiased=False, keepdim=True) + EPS),
+                "you took the square root of the standard deviation: x.std is already √var, so put the variance under "
+                "the square root, torch.sqrt(x.var(-1, unbiased=False, keepdim=True) + eps).",
             ),
             Mistake(
                 "no_square_root",

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from ..attention import future_mask
 from ..data import VOCAB_SIZE
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import explain_scores
+from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores
 from ..plots import Panel, show_wei_stages
 from .core import explorer, fmt_row, parse_word, report, seeded_randn, show
 
@@ -98,6 +98,14 @@ EXERCISES = (
                 lambda q, k: F.softmax(q @ k.transpose(-2, -1), dim=-1),
                 "you returned weights: this step stops at the scores, q @ k.transpose(-2, -1). Turning them into "
                 "weights is what the head's next two lines do: the mask, then the softmax.",
+            ),
+            Mistake("multiplied_entry_by_entry", lambda q, k: q * k.transpose(-2, -1), ELEMENTWISE_SCORES),
+            Mistake(
+                "key_first",
+                lambda q, k: k.transpose(-2, -1) @ q,
+                "your result is (B, head_size, head_size): the matmul paired up the positions instead of the numbers "
+                "of each vector. Put q first and the transposed k second, q @ k.transpose(-2, -1), which gives "
+                "(B, T, T).",
             ),
             Mistake(
                 "transposed_q",

@@ -12,7 +12,15 @@ import torch.nn.functional as F
 from ..attention import future_mask, weights_and_output
 from ..examples import ALPHABET, KEY_WEIGHT, QUERY_WEIGHT, VALUE_WEIGHT
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM, slipped_weights
+from ..exercises.explain import (
+    FORGOT_MASK_CALL,
+    LOG_SOFTMAX,
+    MASKED_THE_PAST,
+    MASKED_THE_PRESENT,
+    PLUS_INFINITY,
+    SOFTMAX_WITHOUT_DIM,
+    slipped_weights,
+)
 from ..plots import show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
@@ -144,6 +152,18 @@ def _mask_from_dim_1(x, w_q, w_k, w_v):
     return F.softmax(scores.masked_fill(future_mask(x.shape[1]), float("-inf")), dim=-1) @ (x @ w_v.T)
 
 
+def _log_softmax_head(x, w_q, w_k, w_v):
+    """The head with log_softmax where softmax belongs."""
+    scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)
+    return F.log_softmax(scores.masked_fill(future_mask(x.shape[-2]), float("-inf")), dim=-1) @ (x @ w_v.T)
+
+
+def _key_first(x, w_q, w_k, w_v):
+    """The head with its scores' operands swapped, kᵀ @ q: (head_size, head_size), which the mask does not fit."""
+    scores = (x @ w_k.T).transpose(-2, -1) @ (x @ w_q.T)
+    return F.softmax(scores.masked_fill(future_mask(x.shape[-2]), float("-inf")), dim=-1) @ (x @ w_v.T)
+
+
 def _case(seed: int, shape: tuple, head_size: int) -> tuple:
     """Seeded x of `shape` (…, T, C) and three (head_size, C) weights."""
     return seeded_randn(seed, shape, *[(head_size, shape[-1])] * 3)
@@ -179,8 +199,22 @@ EXERCISES = (
             Mistake(
                 "forgot_mask",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=None) @ (x @ w_v.T),
-                "every position also blends in its future: mask the scores above the diagonal with "
-                "float('-inf') before the softmax.",
+                "every position also blends in its future: mask the scores above the diagonal with float('-inf') "
+                "before the softmax" + FORGOT_MASK_CALL,
+            ),
+            Mistake("masked_the_past", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask="past") @ (x @ w_v.T),
+                    MASKED_THE_PAST),
+            Mistake("masked_the_past",
+                    lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask="past", diagonal=0) @ (x @ w_v.T),
+                    MASKED_THE_PAST),
+            Mistake("plus_infinity", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=float("inf")) @ (x @ w_v.T),
+                    PLUS_INFINITY),
+            Mistake("log_softmax", _log_softmax_head, LOG_SOFTMAX),
+            Mistake(
+                "key_first",
+                _key_first,
+                "kᵀ @ q is (head_size, head_size), not (T, T): the query comes first, q @ k.transpose(-2, -1), so "
+                "each row is a position asking and each column a position asked.",
             ),
             Mistake(
                 "masked_with_zero",

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import explain_scores
+from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, quote, report, seeded_randn, show
 
@@ -130,6 +130,8 @@ EXERCISES = (
                 "transpose(0, 1) swaps the batch and time dimensions once a batch is added: use "
                 "k.transpose(-2, -1), which always swaps the last two.",
             ),
+            Mistake("multiplied_entry_by_entry", lambda q, k: q * k.transpose(-2, -1) * k.shape[-1] ** -0.5,
+                    ELEMENTWISE_SCORES),
             Mistake(
                 "no_transpose",
                 lambda q, k: q @ k * k.shape[-1] ** -0.5,

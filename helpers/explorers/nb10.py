@@ -4,22 +4,35 @@ head's weight matrices to the projection."""
 from itertools import permutations
 
 import torch
+import torch.nn.functional as F
 
+from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises.core import as_float, close
-from ..exercises.explain import MASKED_THE_PRESENT, SOFTMAX_WITHOUT_DIM, slipped_weights
+from ..exercises.explain import (
+    FORGOT_MASK_CALL,
+    LOG_SOFTMAX,
+    MASKED_THE_PAST,
+    MASKED_THE_PRESENT,
+    PLUS_INFINITY,
+    SOFTMAX_WITHOUT_DIM,
+    slipped_weights,
+)
 from .core import seeded_randn
 
 
 def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1, heads=None,
-           join="cat", diagonal=1):
+           join="cat", diagonal=1, fill=float("-inf"), head=None):
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
-    "after" it or None, softmax, projection, `heads`: whose weights each place in the concatenation gets, `join`:
-    "cat", or "interleave" each head's numbers, or "reshape" a (B, n_head, T, head_size) stack without transposing;
-    `diagonal`: where the mask begins, 1 above the diagonal)."""
+    "after" it, None or "past" (see slipped_weights), and its `fill`, softmax, projection, `heads`: whose weights
+    each place in the concatenation gets, `join`: "cat", or "interleave" each head's numbers, or "reshape" a
+    (B, n_head, T, head_size) stack without transposing; `diagonal`: where the mask begins, 1 above the diagonal;
+    `head`: a function (q, k, v, scale) computing each head's output in place of the right one)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
-    outs = [slipped_weights(x @ wq[h], x @ wk[h], scale, mask, diagonal=diagonal, dim=softmax_dim) @ (x @ wv[h])
-            for h in (range(wq.shape[0]) if heads is None else heads)]
+    if head is None:
+        def head(q, k, v, scale):
+            return slipped_weights(q, k, scale, mask, fill, diagonal, softmax_dim) @ v
+    outs = [head(x @ wq[h], x @ wk[h], x @ wv[h], scale) for h in (range(wq.shape[0]) if heads is None else heads)]
     if join == "interleave":
         out = torch.stack(outs, dim=-1).flatten(-2)
     elif join == "reshape":
@@ -29,13 +42,21 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     return proj(out) if project else out
 
 
-def _projection(wp: torch.Tensor, T: int):
+def _projection(wp: torch.Tensor, T: int, n_head: int):
     """The output projection as a function of the heads' concatenation (a learner's call cannot change wp)."""
+    C = wp.shape[0]
 
     def proj(out):
-        if out.shape[-2:] != (T, wp.shape[0]):
+        if out.dim() < 2 or out.shape[-2:] != (T, C):
+            width = out.shape[-1] if out.dim() else 0
+            if out.dim() >= 2 and out.shape[-2] == T and width > C and width % n_head == 0:
+                raise ValueError(
+                    f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {C // n_head} numbers side by side, but got "
+                    f"{width} numbers per position, {width // n_head} per head: each head's output is wei @ v, with "
+                    f"v = x @ wv[h], {C // n_head} numbers wide (blending x itself gives {C}, and wei alone T)."
+                )
             raise ValueError(
-                f"proj reads (…, {T}, {wp.shape[0]}) tensors (T = {T} positions of n_head · head_size numbers), "
+                f"proj reads (…, {T}, {C}) tensors (T = {T} positions of n_head · head_size numbers), "
                 f"not one of shape {tuple(out.shape)}: put every head's output side by side first, "
                 "proj(torch.cat(outs, dim=-1))."
             )
@@ -66,14 +87,15 @@ def _case(seed: int, shape: tuple, n_head: int) -> tuple:
     """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj."""
     C = shape[-1]
     wq, wk, wv, x, wp = seeded_randn(seed, *[(n_head, C, C // n_head)] * 3, shape, (C, C))
-    return x, wq * C**-0.5, wk * C**-0.5, wv * C**-0.5, _projection(wp * C**-0.5, shape[-2])
+    return x, wq * C**-0.5, wk * C**-0.5, wv * C**-0.5, _projection(wp * C**-0.5, shape[-2], n_head)
 
 
 EXERCISES = (
     Exercise(
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
-        cases=(_case(10, (2, 6, 24), 4), _case(11, (3, 5, 12), 3)),  # head_size 6 and 4: never √C or n_head
+        # head_size 6 and 4, never √C or n_head, nor T: a slip that swaps or drops a transpose changes the shape
+        cases=(_case(10, (2, 7, 24), 4), _case(11, (3, 5, 12), 3)),
         explain=_explain_heads,
         mistakes=(
             Mistake(
@@ -161,10 +183,83 @@ EXERCISES = (
                 MASKED_THE_PRESENT,
             ),
             Mistake(
+                "no_transpose",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    slipped_weights(q, k.transpose(-2, -1), scale) @ v)),
+                "each head's k reaches q @ k untransposed (on a batch, transpose(-2, 1) swaps dimension 1 with "
+                "itself): a score is a query dotted with a key, so swap the key's last two dimensions, "
+                "q @ k.transpose(-2, -1), which works with or without a batch.",
+            ),
+            Mistake(
+                "multiplied_entry_by_entry",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    F.softmax((q * k.transpose(-2, -1) * scale).masked_fill(future_mask(q.shape[-2]), float("-inf")),
+                              dim=-1) @ v)),
+                "you combined q and kᵀ entry by entry (with *, + or -): a score is a query dotted with a key, a sum "
+                "of products that the matrix product makes, q @ k.transpose(-2, -1) (and each head's output is "
+                "wei @ v).",
+            ),
+            Mistake(
+                "returned_wei",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    slipped_weights(q, k, scale))),
+                "each head gave its weights wei, (…, T, T): a head's output is what they blend, wei @ v with "
+                "v = x @ wv[h], (…, T, head_size).",
+            ),
+            Mistake(
+                "blended_x",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    slipped_weights(q, k, scale) @ x)),
+                "each head blended x itself: the weights mix each position's value, v = x @ wv[h], so a head's "
+                "output is wei @ v, head_size numbers wide.",
+            ),
+            Mistake(
+                "all_heads_at_once",
+                lambda x, wq, wk, wv, proj: x @ wq,
+                "wq, wk and wv each hold every head's weights, (n_head, C, head_size): without [h], x @ wq (or wk, "
+                "wv) multiplies by all of them at once. Inside the loop take head h's own, x @ wq[h], x @ wk[h] and "
+                "x @ wv[h].",
+            ),
+            Mistake(
+                "multiplied_by_sqrt_d",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=wq.shape[-1] ** 0.5),
+                "you multiplied each head's scores by √head_size, which makes them larger still: multiply by "
+                "head_size ** -0.5 (wq.shape[-1] ** -0.5), as in notebook 07.",
+            ),
+            Mistake(
+                "scaled_by_sqrt_T",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=x.shape[-2] ** -0.5),
+                "you scaled by √T, the number of positions (on a batch, q.shape[1] and k.shape[1] are T: count from "
+                "the end, k.shape[-1] is head_size): each score is a dot product of head_size numbers, so scale by "
+                "head_size ** -0.5 (wq.shape[-1] ** -0.5).",
+            ),
+            Mistake(
+                "masked_the_past",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="past"),
+                MASKED_THE_PAST,
+            ),
+            Mistake(
+                "masked_the_past",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="past", diagonal=0),
+                MASKED_THE_PAST,
+            ),
+            Mistake(
+                "log_softmax",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    F.log_softmax((q @ k.transpose(-2, -1) * scale).masked_fill(future_mask(q.shape[-2]),
+                                                                                float("-inf")), dim=-1) @ v)),
+                LOG_SOFTMAX,
+            ),
+            Mistake(
+                "plus_infinity",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, fill=float("inf")),
+                PLUS_INFINITY,
+            ),
+            Mistake(
                 "forgot_mask",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask=None),
                 "every position reads its future: mask each head's scores above the diagonal with −∞ before "
-                "the softmax, as in notebook 03.",
+                "the softmax, as in notebook 03" + FORGOT_MASK_CALL,
             ),
         ),
     ),
