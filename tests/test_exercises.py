@@ -440,7 +440,7 @@ UNNAMED = [
     (  # * where @ belongs, where no named mistake raises alike
         "attend",
         lambda: lambda x, w_q, w_k, w_v: torch.softmax(x * w_q.T, dim=-1),
-        "Where you meant a matrix product, write @, not *",
+        "If you meant a matrix product, write @, not *",
     ),
     ("causal_average_weights", lambda: lambda T: torch.tril(torch.ones(T, T)) / T - 0.5 * torch.eye(T), "negative"),
     (
@@ -1360,6 +1360,13 @@ def attend_with_scores(x, w_q, w_k, w_v, scores, softmax=F.softmax):
     return softmax(wei, dim=-1) @ v
 
 
+def attend_blending_entry_by_entry(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    T = x.shape[-2]
+    wei = (q @ k.transpose(-2, -1)).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) * v  # * where @ belongs
+
+
 def attend_mask_not_kept(x, w_q, w_k, w_v):
     q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
     T = x.shape[-2]
@@ -1382,6 +1389,22 @@ def keys_transposed_from_dimension_1(q, k, v, T):
 def scaled_by_dimension_1(q, k, v, T):
     wei = (q @ k.transpose(-2, -1) * k.shape[1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
     return torch.softmax(wei, dim=-1) @ v
+
+
+def keys_first(q, k, v, T):
+    wei = (k.transpose(-2, -1) @ q * q.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1) @ v
+
+
+def multi_head_weights_before_x(x, wq, wk, wv, proj):
+    T = x.shape[-2]
+    outs = []
+    for h in range(len(wq)):
+        q, k, v = wq[h] @ x, wk[h] @ x, wv[h] @ x  # the weights first, as W·x is written in maths
+        wei = (q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0,
+                                                                        float("-inf"))
+        outs.append(torch.softmax(wei, dim=-1) @ v)
+    return proj(torch.cat(outs, dim=-1))
 
 
 def untransposed_keys(q, k, v, T):
@@ -1411,19 +1434,22 @@ LEARNER_SLIPS = [
     ("attend", lambda x, w_q, w_k, w_v: attend_masked(x, w_q, w_k, w_v, lambda tril: tril == 0, float("inf")),
      "plus_infinity"),
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, untransposed_keys),
-     "no_transpose"),
+     "product_misaligned"),
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, blends_x_instead_of_v(x)),
      "blended_x"),
     ("multi_head", lambda x, wq, wk, wv, proj: proj(x @ wq), "all_heads_at_once"),
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, keys_transposed_from_dimension_1),
-     "no_transpose"),
+     "product_misaligned"),
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, scaled_by_dimension_1),
      "scaled_by_sqrt_T"),
     ("attend", lambda x, w_q, w_k, w_v: attend_with_scores(x, w_q, w_k, w_v, lambda q, k: k.transpose(-2, -1) @ q),
-     "key_first"),
+     "T_meets_head_size"),
     ("attend", lambda x, w_q, w_k, w_v: attend_with_scores(x, w_q, w_k, w_v, lambda q, k: q @ k.transpose(-2, -1),
                                                            F.log_softmax), "log_softmax"),
     ("attend", attend_mask_not_kept, "forgot_mask"),
+    ("attend", attend_blending_entry_by_entry, "T_meets_head_size"),
+    ("multi_head", multi_head_weights_before_x, "product_misaligned"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, keys_first), "T_meets_head_size"),
     ("running_average", running_average_by_column_counts, "divided_the_columns"),
     ("running_average", running_average_over_t, "divided_by_t"),
     ("standardise_rows", standardise_with_column_variance, "variance_by_column"),
@@ -1446,7 +1472,7 @@ def test_a_slip_written_as_a_learner_writes_it_gets_its_named_mistake(name, fn, 
 
 def test_a_mask_computed_but_not_kept_is_told_masked_fill_returns_a_new_tensor():
     feedback = check("attend", attend_mask_not_kept)
-    assert "it returns a new tensor, so keep it, wei = wei.masked_fill(…)" in feedback.message, feedback.message
+    assert "keep its result (it returns a new tensor: wei = wei.masked_fill(…))" in feedback.message, feedback.message
 
 
 def test_writing_into_the_input_is_told_once_not_twice():

@@ -430,15 +430,15 @@ def advice_for(err: BaseException, first_input: str) -> str:
     text = str(err)
     if isinstance(err, IndexError) and ("Dimension out of range" in text or "tuple index out of range" in text):
         return (
-            " Your code asks for a dimension this tensor does not have: one sequence is (T, C), two dimensions, and a "
-            "batch adds one in front. Count dimensions from the end, so that the code works for both: x.shape[-2], "
-            "transpose(-2, -1), sum(-1)."
+            " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
+            "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
+            "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
         )
     if isinstance(err, IndexError) and "out of bounds" in text:
         return (
             " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "
             "index assume a size (range(6)), or take its length from the wrong dimension? Take sizes from the input, "
-            "each from the dimension that holds it (.shape[0] the first, .shape[-1] the last)."
+            "from the dimension that holds the count (print the tensor's .shape to see which)."
         )
     if isinstance(err, IndexError):
         return " Does your code assume a size? Take sizes from the input (.shape)."
@@ -446,10 +446,10 @@ def advice_for(err: BaseException, first_input: str) -> str:
         return " sys.exit() and exit() stop the whole program: return your answer instead."
     if "must match the size of tensor" in text:
         return (
-            " Two tensors of different sizes met (entry by entry, in *, +, - or masked_fill, or in the batch "
-            "dimensions before an @'s last two): does your code assume a size, read one from the wrong dimension, or "
-            "move a batch dimension? Take sizes from the input and name dimensions counting from the end "
-            "(.shape[-2], transpose(-2, -1)). Where you meant a matrix product, write @, not *."
+            " Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
+            "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from the "
+            "wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions counting from "
+            "the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *."
         )
     if "same device" in str(err):
         return (

@@ -23,12 +23,17 @@ MASKED_THE_PAST = (  # the hint for a mask turned the wrong way, in notebook 06'
     "torch.tril(torch.ones(T, T)), and fill where tril == 0."
 )
 LOG_SOFTMAX = (  # the hint for log_softmax where softmax belongs, in notebook 06's and 10's exercises
-    "F.log_softmax gives log-weights (−∞ for the future, negative elsewhere), not weights that sum to 1, and −∞ "
+    "F.log_softmax gives log-weights (−∞ for the future, 0 or below elsewhere), not weights that sum to 1, and −∞ "
     "times values of both signs adds up to ∞ − ∞, NaN: blend with F.softmax(..., dim=-1)."
 )
 FORGOT_MASK_CALL = (  # what to check when a mask seems forgotten though masked_fill is called, in 06's and 10's
-    " (if you call masked_fill already: it returns a new tensor, so keep it, wei = wei.masked_fill(…), and its "
-    "condition must pick the future, tril == 0 with tril = torch.tril(torch.ones(T, T)))."
+    ". If you call masked_fill already, keep its result (it returns a new tensor: wei = wei.masked_fill(…)), and check "
+    "that its condition picks the future: tril == 0, with tril = torch.tril(torch.ones(T, T))."
+)
+T_MEETS_HEAD_SIZE = (  # the hint for a (T, T) tensor meeting a head_size-wide one, in notebook 06's and 10's exercises
+    "a (T, T) tensor met one that is head_size wide: the scores are q @ k.transpose(-2, -1), (T, T) (kᵀ @ q or "
+    "qᵀ @ k would be (head_size, head_size), which the mask does not fit), and the output blends v with a matrix "
+    "product, wei @ v, not wei * v."
 )
 ELEMENTWISE_SCORES = (  # the hint for q * kᵀ, in notebook 05's and 07's exercises
     "you combined q and kᵀ entry by entry (with *, + or -), which needs shapes that line up entry for entry: a "

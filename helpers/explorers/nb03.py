@@ -378,8 +378,8 @@ EXERCISES += (
                 "no_eps",
                 lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, unbiased=False, keepdim=True)),
                 "a row whose numbers are all equal has variance 0, and your square root of its variance is 0 (or, "
-                "with eps subtracted, NaN), so that row comes out NaN: add eps = 1e-5 to the variance inside the "
-                "square root, √(var + eps).",
+                "with eps negative or subtracted, NaN), so that row comes out NaN: add eps = 1e-5 to the variance "
+                "inside the square root, √(var + eps).",
             ),
             Mistake(
                 "variance_by_column",

@@ -19,6 +19,7 @@ from ..exercises.explain import (
     MASKED_THE_PRESENT,
     PLUS_INFINITY,
     SOFTMAX_WITHOUT_DIM,
+    T_MEETS_HEAD_SIZE,
     slipped_weights,
 )
 from ..plots import show_wei
@@ -159,7 +160,8 @@ def _log_softmax_head(x, w_q, w_k, w_v):
 
 
 def _key_first(x, w_q, w_k, w_v):
-    """The head with its scores' operands swapped, kᵀ @ q: (head_size, head_size), which the mask does not fit."""
+    """The head with its scores' operands swapped, kᵀ @ q: (head_size, head_size), which the mask does not fit (the
+    error it raises is also what wei * v and other meetings of (T, T) with head_size raise)."""
     scores = (x @ w_k.T).transpose(-2, -1) @ (x @ w_q.T)
     return F.softmax(scores.masked_fill(future_mask(x.shape[-2]), float("-inf")), dim=-1) @ (x @ w_v.T)
 
@@ -210,12 +212,7 @@ EXERCISES = (
             Mistake("plus_infinity", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=float("inf")) @ (x @ w_v.T),
                     PLUS_INFINITY),
             Mistake("log_softmax", _log_softmax_head, LOG_SOFTMAX),
-            Mistake(
-                "key_first",
-                _key_first,
-                "kᵀ @ q is (head_size, head_size), not (T, T): the query comes first, q @ k.transpose(-2, -1), so "
-                "each row is a position asking and each column a position asked.",
-            ),
+            Mistake("T_meets_head_size", _key_first, T_MEETS_HEAD_SIZE),
             Mistake(
                 "masked_with_zero",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=0.0) @ (x @ w_v.T),

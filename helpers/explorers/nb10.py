@@ -8,30 +8,22 @@ import torch.nn.functional as F
 
 from ..attention import future_mask
 from ..exercises import Exercise, Mistake
+from ..exercises import explain as hints  # the hints and slipped weights several exercises share
 from ..exercises.core import as_float, close
-from ..exercises.explain import (
-    FORGOT_MASK_CALL,
-    LOG_SOFTMAX,
-    MASKED_THE_PAST,
-    MASKED_THE_PRESENT,
-    PLUS_INFINITY,
-    SOFTMAX_WITHOUT_DIM,
-    slipped_weights,
-)
 from .core import seeded_randn
 
 
 def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1, heads=None,
            join="cat", diagonal=1, fill=float("-inf"), head=None):
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
-    "after" it, None or "past" (see slipped_weights), and its `fill`, softmax, projection, `heads`: whose weights
+    "after" it, None or "past" (see hints.slipped_weights), and its `fill`, softmax, projection, `heads`: whose weights
     each place in the concatenation gets, `join`: "cat", or "interleave" each head's numbers, or "reshape" a
     (B, n_head, T, head_size) stack without transposing; `diagonal`: where the mask begins, 1 above the diagonal;
     `head`: a function (q, k, v, scale) computing each head's output in place of the right one)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
     if head is None:
         def head(q, k, v, scale):
-            return slipped_weights(q, k, scale, mask, fill, diagonal, softmax_dim) @ v
+            return hints.slipped_weights(q, k, scale, mask, fill, diagonal, softmax_dim) @ v
     outs = [head(x @ wq[h], x @ wk[h], x @ wv[h], scale) for h in (range(wq.shape[0]) if heads is None else heads)]
     if join == "interleave":
         out = torch.stack(outs, dim=-1).flatten(-2)
@@ -149,7 +141,7 @@ EXERCISES = (
             Mistake(
                 "softmax_without_dim",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax_dim=0 if x.dim() == 3 else -1),
-                SOFTMAX_WITHOUT_DIM,
+                hints.SOFTMAX_WITHOUT_DIM,
             ),
             Mistake(
                 "interleaved_heads",
@@ -180,15 +172,23 @@ EXERCISES = (
             Mistake(
                 "masked_the_present",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, diagonal=0),
-                MASKED_THE_PRESENT,
+                hints.MASKED_THE_PRESENT,
             ),
-            Mistake(
-                "no_transpose",
+            Mistake(  # q @ k raises what wq[h] @ x and v @ wei raise too: the hint covers all three
+                "product_misaligned",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    slipped_weights(q, k.transpose(-2, -1), scale) @ v)),
-                "each head's k reaches q @ k untransposed (on a batch, transpose(-2, 1) swaps dimension 1 with "
-                "itself): a score is a query dotted with a key, so swap the key's last two dimensions, "
-                "q @ k.transpose(-2, -1), which works with or without a batch.",
+                    hints.slipped_weights(q, k.transpose(-2, -1), scale) @ v)),
+                "one of your products A @ B pairs A's last dimension, head_size, with B's rows, T. In the scores, "
+                "transpose the key's last two dimensions, q @ k.transpose(-2, -1) (untransposed, or with a transpose "
+                "such as transpose(-2, 1) that on a batch swaps a dimension with itself, k stays (…, T, head_size)). "
+                "Elsewhere keep the lesson's order: x @ wq[h], x @ wk[h], x @ wv[h] and wei @ v.",
+            ),
+            Mistake(  # kᵀ @ q raises what wei * v raises too
+                "T_meets_head_size",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    F.softmax((k.transpose(-2, -1) @ q * scale).masked_fill(future_mask(q.shape[-2]), float("-inf")),
+                              dim=-1) @ v)),
+                hints.T_MEETS_HEAD_SIZE,
             ),
             Mistake(
                 "multiplied_entry_by_entry",
@@ -202,14 +202,14 @@ EXERCISES = (
             Mistake(
                 "returned_wei",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    slipped_weights(q, k, scale))),
+                    hints.slipped_weights(q, k, scale))),
                 "each head gave its weights wei, (…, T, T): a head's output is what they blend, wei @ v with "
                 "v = x @ wv[h], (…, T, head_size).",
             ),
             Mistake(
                 "blended_x",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    slipped_weights(q, k, scale) @ x)),
+                    hints.slipped_weights(q, k, scale) @ x)),
                 "each head blended x itself: the weights mix each position's value, v = x @ wv[h], so a head's "
                 "output is wei @ v, head_size numbers wide.",
             ),
@@ -236,30 +236,30 @@ EXERCISES = (
             Mistake(
                 "masked_the_past",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="past"),
-                MASKED_THE_PAST,
+                hints.MASKED_THE_PAST,
             ),
             Mistake(
                 "masked_the_past",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="past", diagonal=0),
-                MASKED_THE_PAST,
+                hints.MASKED_THE_PAST,
             ),
             Mistake(
                 "log_softmax",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
                     F.log_softmax((q @ k.transpose(-2, -1) * scale).masked_fill(future_mask(q.shape[-2]),
                                                                                 float("-inf")), dim=-1) @ v)),
-                LOG_SOFTMAX,
+                hints.LOG_SOFTMAX,
             ),
             Mistake(
                 "plus_infinity",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, fill=float("inf")),
-                PLUS_INFINITY,
+                hints.PLUS_INFINITY,
             ),
             Mistake(
                 "forgot_mask",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask=None),
                 "every position reads its future: mask each head's scores above the diagonal with −∞ before "
-                "the softmax, as in notebook 03" + FORGOT_MASK_CALL,
+                "the softmax, as in notebook 03" + hints.FORGOT_MASK_CALL,
             ),
         ),
     ),
