@@ -1407,6 +1407,14 @@ def multi_head_weights_before_x(x, wq, wk, wv, proj):
     return proj(torch.cat(outs, dim=-1))
 
 
+def divided_by(number):
+    """A head whose scores are divided by `number` (n_embd, say) in place of √head_size."""
+    def head(q, k, v, T):
+        wei = (q @ k.transpose(-2, -1) / number).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+        return torch.softmax(wei, dim=-1) @ v
+    return head
+
+
 def untransposed_keys(q, k, v, T):
     wei = (q @ k * q.shape[-1] ** -0.5).masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
     return torch.softmax(wei, dim=-1) @ v
@@ -1438,6 +1446,10 @@ LEARNER_SLIPS = [
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, blends_x_instead_of_v(x)),
      "blended_x"),
     ("multi_head", lambda x, wq, wk, wv, proj: proj(x @ wq), "all_heads_at_once"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, divided_by(x.shape[-1])),
+     "scaled_by_n_embd"),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, divided_by(len(wq))),
+     "scaled_by_n_head"),
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, keys_transposed_from_dimension_1),
      "product_misaligned"),
     ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, scaled_by_dimension_1),

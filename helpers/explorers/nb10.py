@@ -127,6 +127,18 @@ EXERCISES = (
                 "head_size numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
             ),
             Mistake(
+                "scaled_by_n_embd",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / x.shape[-1]),
+                "you divided the scores by n_embd (x.shape[-1]): each score is a dot product of head_size numbers, "
+                "so scale by head_size ** -0.5, the square root of one head's width (wq.shape[-1] ** -0.5).",
+            ),
+            Mistake(
+                "scaled_by_n_head",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / len(wq)),
+                "you divided the scores by the number of heads (len(wq)): each score is a dot product of head_size "
+                "numbers, so scale by head_size ** -0.5, the square root of one head's width (wq.shape[-1] ** -0.5).",
+            ),
+            Mistake(
                 "forgot_scale",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1.0),
                 "the heads' scores are not scaled: multiply each head's q @ kᵀ by head_size ** -0.5 "
