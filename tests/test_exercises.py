@@ -1433,6 +1433,8 @@ LEARNER_SLIPS = [
     ("attention_scores", attention_scores_key_first, "key_first"),
     ("scaled_scores", scaled_scores_entry_by_entry, "multiplied_entry_by_entry"),
     ("causal_average_weights", causal_average_floor_divided, "floor_division"),
+    ("causal_average_weights", lambda T: torch.tril(torch.ones(T, T)) * torch.arange(1, T + 1)[:, None],
+     "multiplied_by_count"),
     ("masked_softmax_weights", masked_softmax_plus_infinity, "plus_infinity"),
     ("standardise_rows", standardise_with_column_mean, "mean_by_column"),
     ("standardise_rows", standardise_with_std_under_the_root, "square_root_of_std"),

@@ -163,6 +163,12 @@ EXERCISES = (
                 "Divide each row by its own sum instead: `sum(1, keepdim=True)`.",
             ),
             Mistake(
+                "multiplied_by_count",
+                lambda T: tril(T) * tril(T).sum(1, keepdim=True),
+                "row i gives each position it can see i + 1 instead of 1/(i + 1): you multiplied by the row's sum "
+                "where you divide by it, tril / tril.sum(1, keepdim=True).",
+            ),
+            Mistake(
                 "divided_by_T",
                 lambda T: tril(T) / T,
                 "row 0 sums to 0.25: dividing by T gives every visible position 1/T, but position 0 sees only "
