@@ -35,20 +35,20 @@ def replacements(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Compare) and type(node.ops[0]) in SWAPPED_COMPARISONS:
         return [ast.Compare(node.left, [SWAPPED_COMPARISONS[type(node.ops[0])]()], node.comparators)]
     if isinstance(node, ast.Call):
-        dropped = [ast.Call(node.func, node.args, node.keywords[:k] + node.keywords[k + 1:])
-                   for k in range(len(node.keywords))]  # a keyword argument left out (keepdim=True, dim=-1)
-        unwrapped = [node.args[0]] if len(node.args) == 1 and not node.keywords else []  # f(x) written as x
+        calls = [ast.Call(node.func, node.args, node.keywords[:k] + node.keywords[k + 1:])
+                 for k in range(len(node.keywords))]  # a keyword argument left out (keepdim=True, dim=-1)
         method = getattr(node.func, "attr", None)
         if method in SWAPPED_METHODS:  # torch.triu where torch.tril belongs, .sum for .mean, …
-            dropped.append(ast.Call(ast.Attribute(node.func.value, SWAPPED_METHODS[method]), node.args, node.keywords))
-        return dropped + unwrapped
+            calls.append(ast.Call(ast.Attribute(node.func.value, SWAPPED_METHODS[method]), node.args, node.keywords))
+        unwrapped = [node.args[0]] if len(node.args) == 1 and not node.keywords else []  # f(x) written as x
+        return calls + unwrapped
     if isinstance(node, ast.Attribute) and node.attr == "T" or isinstance(node, ast.Subscript):
         return [node.value]  # a .T or an index left out (pos_table for pos_table[:T])
     return []
 
 
 def one_point_changes(fn) -> dict[str, str]:
-    """{source of fn with one node replaced: what changed}, every change that still compiles and differs."""
+    """{source of fn with one node replaced: what changed, in words}, for every replacement that changes the source."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     original = ast.unparse(tree)
     changes = {}
