@@ -136,7 +136,8 @@ EXERCISES = (
                 "no_transpose",
                 lambda q, k: q @ k * k.shape[-1] ** -0.5,
                 "q @ k does not line up: each score is a query dotted with a key, so transpose the key's last "
-                "two dimensions first, k.transpose(-2, -1).",
+                "two dimensions first, k.transpose(-2, -1) (transpose(-2, 1) swaps them for one sequence only: on a "
+                "batch it swaps dimension 1 with itself).",
             ),
         ),
     ),
