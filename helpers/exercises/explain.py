@@ -35,7 +35,7 @@ T_MEETS_HEAD_SIZE = (  # the hint for a (T, T) tensor meeting a head_size-wide o
     "qᵀ @ k would be (head_size, head_size), which the mask does not fit), and the output blends v with a matrix "
     "product, wei @ v, not wei * v."
 )
-ELEMENTWISE_SCORES = (  # the hint for q * kᵀ, in notebook 05's and 07's exercises
+ELEMENTWISE_SCORES = (  # the hint for q * kᵀ, in notebook 05's, 07's and 10's exercises
     "you combined q and kᵀ entry by entry (with *, + or -), which needs shapes that line up entry for entry: a "
     "score is a query dotted with a key, a sum of products that the matrix product @ makes, q @ k.transpose(-2, -1)."
 )
@@ -45,15 +45,17 @@ PLUS_INFINITY = (  # the hint for a future filled with +∞, in notebook 03's, 0
 )
 
 
-def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1) -> torch.Tensor:
-    """A head's wei from q and k, or one of the slips the exercises name: scores times `scale`; the future (from
-    `diagonal` up) set to `fill` "before" the softmax, to 0 "after" it, or never (None), or, with "past", the mirror
-    image of the future set to `fill` (the past, from `diagonal` down); the softmax along `dim`."""
+def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1, product=None,
+                    softmax=F.softmax) -> torch.Tensor:
+    """A head's wei from q and k, or one of the slips the exercises name: the scores `product(q, k)` (q @ kᵀ unless
+    given) times `scale`; the future (from `diagonal` up) set to `fill` "before" the softmax, to 0 "after" it, or never
+    (None), or, with "past", the mirror image of the future set to `fill` (the past, from `diagonal` down); `softmax`
+    (F.softmax unless given) along `dim`."""
     hidden = future_mask(q.shape[-2], q.device, diagonal)
     if mask == "past":
         hidden = hidden.T
-    wei = q @ k.transpose(-2, -1) * scale
-    wei = F.softmax(wei.masked_fill(hidden, fill) if mask in ("before", "past") else wei, dim=dim)
+    wei = (q @ k.transpose(-2, -1) if product is None else product(q, k)) * scale
+    wei = softmax(wei.masked_fill(hidden, fill) if mask in ("before", "past") else wei, dim=dim)
     return wei.masked_fill(hidden, 0.0) if mask == "after" else wei
 
 

@@ -153,19 +153,6 @@ def _mask_from_dim_1(x, w_q, w_k, w_v):
     return F.softmax(scores.masked_fill(future_mask(x.shape[1]), float("-inf")), dim=-1) @ (x @ w_v.T)
 
 
-def _log_softmax_head(x, w_q, w_k, w_v):
-    """The head with log_softmax where softmax belongs."""
-    scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)
-    return F.log_softmax(scores.masked_fill(future_mask(x.shape[-2]), float("-inf")), dim=-1) @ (x @ w_v.T)
-
-
-def _key_first(x, w_q, w_k, w_v):
-    """The head with its scores' operands swapped, kᵀ @ q: (head_size, head_size), which the mask does not fit (the
-    error it raises is also what wei * v and other meetings of (T, T) with head_size raise)."""
-    scores = (x @ w_k.T).transpose(-2, -1) @ (x @ w_q.T)
-    return F.softmax(scores.masked_fill(future_mask(x.shape[-2]), float("-inf")), dim=-1) @ (x @ w_v.T)
-
-
 def _case(seed: int, shape: tuple, head_size: int) -> tuple:
     """Seeded x of `shape` (…, T, C) and three (head_size, C) weights."""
     return seeded_randn(seed, shape, *[(head_size, shape[-1])] * 3)
@@ -211,8 +198,14 @@ EXERCISES = (
                     MASKED_THE_PAST),
             Mistake("plus_infinity", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=float("inf")) @ (x @ w_v.T),
                     PLUS_INFINITY),
-            Mistake("log_softmax", _log_softmax_head, LOG_SOFTMAX),
-            Mistake("T_meets_head_size", _key_first, T_MEETS_HEAD_SIZE),
+            Mistake("log_softmax", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, softmax=F.log_softmax) @ (x @ w_v.T),
+                    LOG_SOFTMAX),
+            Mistake(  # kᵀ @ q raises what wei * v raises too: the hint covers both
+                "T_meets_head_size",
+                lambda x, w_q, w_k, w_v: (_weights(x, w_q, w_k, product=lambda q, k: k.transpose(-2, -1) @ q)
+                                          @ (x @ w_v.T)),
+                T_MEETS_HEAD_SIZE,
+            ),
             Mistake(
                 "masked_with_zero",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=0.0) @ (x @ w_v.T),

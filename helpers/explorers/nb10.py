@@ -6,7 +6,6 @@ from itertools import permutations
 import torch
 import torch.nn.functional as F
 
-from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises import explain as hints  # the hints and slipped weights several exercises share
 from ..exercises.core import as_float, close
@@ -189,7 +188,7 @@ EXERCISES = (
             Mistake(  # q @ k raises what wq[h] @ x and v @ wei raise too: the hint covers all three
                 "product_misaligned",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k.transpose(-2, -1), scale) @ v)),
+                    hints.slipped_weights(q, k, scale, product=lambda q, k: q @ k) @ v)),
                 "one of your products A @ B pairs A's last dimension, head_size, with B's rows, T. In the scores, "
                 "transpose the key's last two dimensions, q @ k.transpose(-2, -1) (untransposed, or with a transpose "
                 "such as transpose(-2, 1) that on a batch swaps a dimension with itself, k stays (…, T, head_size)). "
@@ -198,18 +197,14 @@ EXERCISES = (
             Mistake(  # kᵀ @ q raises what wei * v raises too
                 "T_meets_head_size",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    F.softmax((k.transpose(-2, -1) @ q * scale).masked_fill(future_mask(q.shape[-2]), float("-inf")),
-                              dim=-1) @ v)),
+                    hints.slipped_weights(q, k, scale, product=lambda q, k: k.transpose(-2, -1) @ q) @ v)),
                 hints.T_MEETS_HEAD_SIZE,
             ),
             Mistake(
                 "multiplied_entry_by_entry",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    F.softmax((q * k.transpose(-2, -1) * scale).masked_fill(future_mask(q.shape[-2]), float("-inf")),
-                              dim=-1) @ v)),
-                "you combined q and kᵀ entry by entry (with *, + or -): a score is a query dotted with a key, a sum "
-                "of products that the matrix product makes, q @ k.transpose(-2, -1) (and each head's output is "
-                "wei @ v).",
+                    hints.slipped_weights(q, k, scale, product=lambda q, k: q * k.transpose(-2, -1)) @ v)),
+                hints.ELEMENTWISE_SCORES,
             ),
             Mistake(
                 "returned_wei",
@@ -258,8 +253,7 @@ EXERCISES = (
             Mistake(
                 "log_softmax",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    F.log_softmax((q @ k.transpose(-2, -1) * scale).masked_fill(future_mask(q.shape[-2]),
-                                                                                float("-inf")), dim=-1) @ v)),
+                    hints.slipped_weights(q, k, scale, softmax=F.log_softmax) @ v)),
                 hints.LOG_SOFTMAX,
             ),
             Mistake(
