@@ -29,7 +29,6 @@ WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held
 NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gradient is missing, partial or broken
 RANDOM = "random_result"  # the mistake name given to an answer that changes from call to call on the same input
 FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is the right one rounded down
-IN_PLACE = "in_place"  # the name of a mistake that writes into its input, whose hint already says so
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -212,9 +211,23 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     number, first, got = failures[0]
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
-    if first.mistake in (NO_GRADIENT, IN_PLACE):  # its sentence already says what the in-place change does
-        note = ""
+    if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
+        note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
+
+
+def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
+    """Whether a named mistake of `exercise` is one that writes into its own input (its hint then says so)."""
+    for mistake in exercise.mistakes:
+        if mistake.name == name:
+            given = fresh(exercise.cases[0])
+            try:
+                mistake.wrong(*given)
+            except Exception:
+                continue
+            if not same_inputs(given, exercise.cases[0]):
+                return True
+    return False
 
 
 def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:

@@ -9,7 +9,7 @@ from matplotlib.transforms import offset_copy
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
-from ..exercises.core import IN_PLACE, close, fmt
+from ..exercises.core import close, fmt
 from ..plots import TEXT_PT, char_label
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
@@ -292,7 +292,7 @@ EXERCISES = (
                 "row t is divided by t + 1.",
             ),
             Mistake(
-                IN_PLACE,
+                "in_place",
                 _in_place,
                 "you wrote the averages back into x while still reading it, so later rows average earlier "
                 "averages. Write into a new tensor, e.g. out = torch.zeros_like(x).",
