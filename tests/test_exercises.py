@@ -1530,3 +1530,27 @@ def test_a_random_step_is_named_as_one():
     feedback = check("block_forward", block_with_dropout)
     assert feedback.passed is False and feedback.mistake == "random_result", feedback.message
     assert "F.dropout" in feedback.message
+
+
+def test_a_named_mistake_that_raises_also_quotes_the_learners_line_that_raised():
+    feedback = check("attend", attend_blending_entry_by_entry)
+    assert feedback.mistake == "T_meets_head_size", feedback.message
+    assert feedback.message.endswith("The line that raised: `return torch.softmax(wei, dim=-1) * v  # * where @ "
+                                     "belongs`."), feedback.message
+
+
+def test_an_error_no_mistake_names_quotes_the_line_that_raised_before_the_advice():
+    def scores_of_a_fourth_dimension(q, k):
+        return q @ k.transpose(-2, -1) / q.shape[3] ** 0.5
+
+    feedback = check("attention_scores", scores_of_a_fourth_dimension)
+    assert feedback.passed is False and feedback.mistake is None, feedback.message
+    assert ("raised IndexError: tuple index out of range. The line that raised: `return q @ k.transpose(-2, -1) / "
+            "q.shape[3] ** 0.5`. Your code asks for a dimension") in feedback.message, feedback.message
+
+
+def test_a_function_whose_source_cannot_be_read_gets_no_line():
+    namespace = {"torch": torch}
+    exec("def attention_scores(q, k):\n    return q @ k", namespace)  # compiled from a string: no source to quote
+    feedback = check("attention_scores", namespace["attention_scores"])
+    assert feedback.passed is False and "The line that raised" not in feedback.message, feedback.message

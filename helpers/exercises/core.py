@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import inspect
 import io
+import linecache
 import math
 import textwrap
 from dataclasses import dataclass
@@ -189,7 +190,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         except NotImplementedError:
             return Feedback(None, f"fill in `{label}` above, then run this cell again.")
         except (Exception, SystemExit) as err:
-            failures.append((number, explain_raise(exercise, inputs, err, label), None))
+            failures.append((number, explain_raise(exercise, inputs, err, label, fn), None))
             continue
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
@@ -424,16 +425,32 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
 
 
-def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str) -> Feedback:
-    """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words."""
+def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn) -> Feedback:
+    """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words;
+    either way followed by the learner's line that raised, when its source can be read."""
+    line = raising_line(err, fn)
+    where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
         try:
             mistake.wrong(*fresh(inputs))
         except Exception as expected_err:
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
-                return Feedback(False, mistake.hint, mistake.name)
+                return Feedback(False, mistake.hint + where, mistake.name)
     advice = advice_for(err, reference_parameters(exercise, 1)[0])
-    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{advice}")
+    return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
+
+
+def raising_line(err: BaseException, fn, width: int = 100) -> str:
+    """The last line of the learner's own code (the cell or file that defined `fn`) that `err` passed through, as
+    written there (cut to `width` characters), or "" when there is none or its source cannot be read."""
+    filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
+    line = ""
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = linecache.getline(filename, tb.tb_lineno).strip() or line
+        tb = tb.tb_next
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def advice_for(err: BaseException, first_input: str) -> str:
