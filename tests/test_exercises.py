@@ -1554,3 +1554,13 @@ def test_a_function_whose_source_cannot_be_read_gets_no_line():
     exec("def attention_scores(q, k):\n    return q @ k", namespace)  # compiled from a string: no source to quote
     feedback = check("attention_scores", namespace["attention_scores"])
     assert feedback.passed is False and "The line that raised" not in feedback.message, feedback.message
+
+
+def test_a_tuple_of_the_learners_own_that_is_too_short_is_not_told_about_dimensions():
+    def scores_from_a_pair(q, k):
+        pair = (q, k)
+        return pair[0] @ pair[2].transpose(-2, -1)
+
+    feedback = check("attention_scores", scores_from_a_pair)
+    assert "tuple index out of range" in feedback.message, feedback.message
+    assert "dimension" not in feedback.message and "a pair holds items 0 and 1" in feedback.message

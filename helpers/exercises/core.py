@@ -436,7 +436,7 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
         except Exception as expected_err:
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
                 return Feedback(False, mistake.hint + where, mistake.name)
-    advice = advice_for(err, reference_parameters(exercise, 1)[0])
+    advice = advice_for(err, reference_parameters(exercise, 1)[0], line)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 
@@ -453,17 +453,23 @@ def raising_line(err: BaseException, fn, width: int = 100) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def advice_for(err: BaseException, first_input: str) -> str:
+def advice_for(err: BaseException, first_input: str, line: str = "") -> str:
     """A hint for errors with a well-known cause: a dimension the input lacks, an index past the end, a size typed
     in, an entry-by-entry product where a matrix product was meant, a tensor made on another device (named after the
-    exercise's first input), an exit."""
+    exercise's first input), an exit. `line`, the learner's line that raised, tells a shape's missing dimension from
+    a tuple of the learner's own that is too short."""
     text = str(err)
-    if isinstance(err, IndexError) and ("Dimension out of range" in text or "tuple index out of range" in text):
+    reads_a_shape = not line or ".shape" in line or ".size(" in line
+    if isinstance(err, IndexError) and (
+        "Dimension out of range" in text or "tuple index out of range" in text and reads_a_shape
+    ):
         return (
             " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
             "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
             "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
         )
+    if isinstance(err, IndexError) and "tuple index out of range" in text:
+        return " That line asks a tuple of your code's own for an item past its end (a pair holds items 0 and 1)."
     if isinstance(err, IndexError) and "out of bounds" in text:
         return (
             " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "
