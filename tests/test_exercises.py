@@ -1564,3 +1564,15 @@ def test_a_tuple_of_the_learners_own_that_is_too_short_is_not_told_about_dimensi
     feedback = check("attention_scores", scores_from_a_pair)
     assert "tuple index out of range" in feedback.message, feedback.message
     assert "dimension" not in feedback.message and "a pair holds items 0 and 1" in feedback.message
+
+
+def test_a_running_average_two_steps_ahead_is_told_how_far_into_the_future_it_reaches():
+    def running_average(x):
+        out = torch.zeros_like(x)
+        for t in range(x.shape[0]):
+            out[t] = x[: t + 3].mean(0)  # two steps too far
+        return out
+
+    feedback = check("running_average", running_average)
+    assert feedback.passed is False, feedback.message
+    assert "row 0 is the average of x[0] … x[2], 2 steps into its future" in feedback.message, feedback.message

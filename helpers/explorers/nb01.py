@@ -202,11 +202,16 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
         row = int(torch.isnan(got).any(-1).nonzero()[0])
         return f"row {row} is NaN: did it average an empty slice? Row t averages x[: t + 1], never nothing."
     rows_ok = [close(got[t], expected[t], atol) for t in range(len(got))]
-    if not rows_ok[0]:
-        return "row 0 should be x[0] itself: the average of one vector is that vector."
     if all(rows_ok):
         return None
     wrong = rows_ok.index(False)
+    x = inputs[0]
+    for end in range(wrong + 2, len(x) + 1):  # the first wrong row averages x[: end], past its own position?
+        if close(got[wrong], x[:end].mean(0).to(got.dtype), atol):
+            return (f"row {wrong} is the average of x[0] … x[{end - 1}], {counted(end - 1 - wrong, 'step')} into its "
+                    f"future: row t may only use x[0] … x[t], so slice x[: t + 1].")
+    if wrong == 0:
+        return "row 0 should be x[0] itself: the average of one vector is that vector."
     right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
     T, C = inputs[0].shape
     if not got[wrong:].any():  # the loop stopped early: the rows after it are still the zeros they started as
