@@ -49,7 +49,7 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
             return report(problem)
         blends.append(blend_both_ways(indices))
     shown, verdicts = {"wei": {}}, []
-    fig, axes = new_figure((max(6.4, 1.0 * max(map(len, words)) + 3.0), 2.9), 2, 2)
+    fig, axes = new_figure((max(6.4, 1.0 * max(map(len, words)) + 3.0), 3.3), 2, 2)
     kinds = (("without", "token vectors only", "tokens only"), ("with", "token + position vectors", "token + position"))
     for row, (kind, title, short) in zip(axes, kinds, strict=True):
         weights, outputs = zip(*(blend[kind] for blend in blends), strict=True)
@@ -63,7 +63,7 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
             show_wei(wei[-1:], labels=[f"{len(word) - 1} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax,
                      causal=False, title=f"{word!r}: {short}", colour_bar=False)
             ax.set(xlabel="", ylabel="")
-    fig.tight_layout()
+    fig.tight_layout(h_pad=1.5)  # room between the top panels and the titles below them
     show(fig, f"The last position's output for {first!r} and {second!r} is {' and '.join(verdicts)}. "
               + " ".join(ax.get_label() for ax in axes.flat))
     return shown
