@@ -70,7 +70,8 @@ def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str, v: torch.T
     titles = [title] if v is None else ["v (what each hands over)", title]
     for ax, rows, panel_title in zip(axes[1:], shown, titles, strict=True):
         draw_bars(ax, word, rows, panel_title, limits)
-    axes[-1].legend(loc="upper left", ncol=2)
+    # compact handles and spacing: two entries side by side fit inside a third of the figure's width
+    axes[-1].legend(loc="upper left", ncol=2, handlelength=1.0, handletextpad=0.4, columnspacing=0.8)
     fig.tight_layout()
     values = "" if v is None else " the values v and of"
     show(fig, f"Heatmap of wei for {word!r} beside bar charts of{values} out = wei @ v, two bars per position: "
@@ -102,7 +103,9 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     query, key = linear([row[:3] for row in QUERY_WEIGHT]), linear([row[:3] for row in KEY_WEIGHT])
     with torch.no_grad():
         wei, out = weights_and_output(x, query, key, linear(w_v))
-    print(f"value weight rows: {fmt_row(w_v[0])}  {fmt_row(w_v[1])}")
+    print("W_vᵀ as typed:" + "".join(f"{ch:>8}" for ch in "hou"))  # a 2×3 grid: channels × letters
+    for c, row in enumerate(w_v):
+        print(f"  channel {c}:  " + "".join(f"{a:8.2f}" for a in row.tolist()))
     for t, ch in enumerate("hou"):
         print(f"{ch}: wei {fmt_row(wei[t])}   v {fmt_row(w_v[:, t])}   out {fmt_row(out[t])}")
     v = w_v.T  # row t: what position t (one-hot) hands over
