@@ -1576,3 +1576,15 @@ def test_a_running_average_two_steps_ahead_is_told_how_far_into_the_future_it_re
     feedback = check("running_average", running_average)
     assert feedback.passed is False, feedback.message
     assert "row 0 is the average of x[0] … x[2], 2 steps into its future" in feedback.message, feedback.message
+
+
+def test_a_running_average_reaching_past_the_end_of_a_short_input_is_told_it_looks_at_the_future():
+    def running_average(x):
+        out = torch.zeros_like(x)
+        for t in range(x.shape[0]):
+            out[t] = x[: t + 4].mean(0)  # at T = 4, every row is the whole sequence's average
+        return out
+
+    feedback = check("running_average", running_average)
+    assert feedback.passed is False and feedback.mistake == "future", feedback.message
+    assert "x[: t + 4] say, gives that when T = 4" in feedback.message and "slice x[: t + 1]" in feedback.message

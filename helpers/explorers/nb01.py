@@ -232,8 +232,9 @@ EXERCISES = (
             Mistake(
                 "future",
                 lambda x: x.mean(0, keepdim=True).expand_as(x).clone(),
-                "every row is the average of the WHOLE sequence, so position t looks at the future. "
-                "Row t may only use x[0] … x[t]: slice x[: t + 1].",
+                "every row of your answer here is the average of the WHOLE sequence, so position t looks at its "
+                "future (a slice that reaches past t, x[: t + 4] say, gives that when T = 4). Row t may only use "
+                "x[0] … x[t]: slice x[: t + 1].",
             ),
             Mistake(
                 "peeks_ahead",
