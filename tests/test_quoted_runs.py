@@ -540,7 +540,7 @@ def test_11_in_150_step_runs_ln_f_s_division_by_size_is_most_of_layer_norms_cost
         assert read["both"] < 8 < 10 < min(read["ln_f doubled"], read["blocks' LayerNorms only"]), (
             f"ln_f doubled hands lm_head an x nearly as long as without ln_f, not as short as ln_f ({figures}, {read})")
         # what the stacks that lead share: the loss's gradient reaches x's overall length. 11 quotes (Intel Xeon): the
-        # gradient cut 2.400, 2.418, 2.441 (lm_head reads 52 to 74); ln_f at the stack's length 2.331, 2.334, 2.338
+        # gradient cut 2.400, 2.417, 2.441 (lm_head reads 52 to 74); ln_f at the stack's length 2.331, 2.334, 2.338
         assert loss["one length, its gradient cut"] > loss["both"] and read["one length, its gradient cut"] > 30, (
             f"with the mean's gradient cut, x grows unchecked and the lead is gone ({figures}, {read})")
         assert abs(loss["ln_f at the stack's length"] - loss["blocks' LayerNorms only"]) < 0.02, (
