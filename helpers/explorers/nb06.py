@@ -103,9 +103,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     query, key = linear([row[:3] for row in QUERY_WEIGHT]), linear([row[:3] for row in KEY_WEIGHT])
     with torch.no_grad():
         wei, out = weights_and_output(x, query, key, linear(w_v))
-    print("W_vᵀ as typed:" + "".join(f"{ch:>8}" for ch in "hou"))  # a 2×3 grid: channels × letters
-    for c, row in enumerate(w_v):
-        print(f"  channel {c}:  " + "".join(f"{a:8.2f}" for a in row.tolist()))
+    print(f"W_vᵀ as typed, columns h, o, u: channel 0 {fmt_row(w_v[0])}, channel 1 {fmt_row(w_v[1])}")
     for t, ch in enumerate("hou"):
         print(f"{ch}: wei {fmt_row(wei[t])}   v {fmt_row(w_v[:, t])}   out {fmt_row(out[t])}")
     v = w_v.T  # row t: what position t (one-hot) hands over
