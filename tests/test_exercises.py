@@ -1563,7 +1563,7 @@ def test_a_tuple_of_the_learners_own_that_is_too_short_is_not_told_about_dimensi
 
     feedback = check("attention_scores", scores_from_a_pair)
     assert "tuple index out of range" in feedback.message, feedback.message
-    assert "dimension" not in feedback.message and "a pair holds items 0 and 1" in feedback.message
+    assert "Your code asks for a dimension" not in feedback.message and "holds items 0 and 1" in feedback.message
 
 
 def test_a_running_average_two_steps_ahead_is_told_how_far_into_the_future_it_reaches():
@@ -1587,4 +1587,4 @@ def test_a_running_average_reaching_past_the_end_of_a_short_input_is_told_it_loo
 
     feedback = check("running_average", running_average)
     assert feedback.passed is False and feedback.mistake == "future", feedback.message
-    assert "x[: t + 4] say, gives that when T = 4" in feedback.message and "slice x[: t + 1]" in feedback.message
+    assert "x[: t + k] reaches the end of a short input" in feedback.message and "slice x[: t + 1]" in feedback.message

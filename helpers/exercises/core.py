@@ -461,7 +461,7 @@ def advice_for(err: BaseException, first_input: str, line: str = "") -> str:
     text = str(err)
     reads_a_shape = not line or ".shape" in line or ".size(" in line
     if isinstance(err, IndexError) and (
-        "Dimension out of range" in text or "tuple index out of range" in text and reads_a_shape
+        "Dimension out of range" in text or ("tuple index out of range" in text and reads_a_shape)
     ):
         return (
             " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
@@ -469,7 +469,8 @@ def advice_for(err: BaseException, first_input: str, line: str = "") -> str:
             "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
         )
     if isinstance(err, IndexError) and "tuple index out of range" in text:
-        return " That line asks a tuple of your code's own for an item past its end (a pair holds items 0 and 1)."
+        return (" That line asks a tuple for an item past its end: a pair of your own holds items 0 and 1, and a shape "
+                "kept in a name (s = x.shape) holds one item per dimension, so count from the end (s[-2]).")
     if isinstance(err, IndexError) and "out of bounds" in text:
         return (
             " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "

@@ -233,7 +233,7 @@ EXERCISES = (
                 "future",
                 lambda x: x.mean(0, keepdim=True).expand_as(x).clone(),
                 "every row of your answer here is the average of the WHOLE sequence, so position t looks at its "
-                "future (a slice that reaches past t, x[: t + 4] say, gives that when T = 4). Row t may only use "
+                "future (a slice x[: t + k] reaches the end of a short input once t + k ≥ T). Row t may only use "
                 "x[0] … x[t]: slice x[: t + 1].",
             ),
             Mistake(
