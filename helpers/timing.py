@@ -208,9 +208,10 @@ def has_glibc() -> bool:
 def time_under_malloc_rules(fn, rules: dict, lengths, batch: int, width: int):
     """{rule: [(seconds per call, MiB that arrived from the operating system during a call), one per T]}, or None.
 
-    `rules` maps names to glibc malloc settings as environment variables ({} for glibc's usual rules). Each rule and
-    each T gets a fresh Python process, one after another, so that no measurement inherits what another left in
-    glibc's heap, and none shares the CPU. None unless this is Linux with glibc.
+    `rules` maps names to glibc malloc settings as environment variables ({} for glibc's usual rules; any other
+    variable, such as OMP_NUM_THREADS, reaches the process too). Each rule and each T gets a fresh Python process,
+    one after another, so that no measurement inherits what another left in glibc's heap, and none shares the CPU.
+    None unless this is Linux with glibc.
     """
     if not has_glibc():
         return None
