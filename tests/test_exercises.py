@@ -1566,6 +1566,16 @@ def test_a_tuple_of_the_learners_own_that_is_too_short_is_not_told_about_dimensi
     assert "Your code asks for a dimension" not in feedback.message and "holds items 0 and 1" in feedback.message
 
 
+def test_a_shape_kept_in_a_name_and_read_past_its_end_is_told_about_dimensions():
+    def scores_scaled_by_a_kept_shape(q, k):
+        s = q.shape
+        return q @ k.transpose(-2, -1) / s[3] ** 0.5  # (T, C) and (B, T, C) inputs have no fourth dimension
+
+    feedback = check("attention_scores", scores_scaled_by_a_kept_shape)
+    assert "The line that raised: `return q @ k.transpose(-2, -1) / s[3] ** 0.5" in feedback.message, feedback.message
+    assert "Your code asks for a dimension" in feedback.message and "a pair holds" not in feedback.message
+
+
 def test_a_running_average_two_steps_ahead_is_told_how_far_into_the_future_it_reaches():
     def running_average(x):
         out = torch.zeros_like(x)

@@ -15,6 +15,7 @@ import inspect
 import io
 import linecache
 import math
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Callable
@@ -428,7 +429,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
 def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn) -> Feedback:
     """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words;
     either way followed by the learner's line that raised, when its source can be read."""
-    line = raising_line(err, fn)
+    line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
         try:
@@ -436,30 +437,34 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
         except Exception as expected_err:
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
                 return Feedback(False, mistake.hint + where, mistake.name)
-    advice = advice_for(err, reference_parameters(exercise, 1)[0], line)
+    advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 
-def raising_line(err: BaseException, fn, width: int = 100) -> str:
+def raising_line(err: BaseException, fn, width: int = 100) -> tuple[str, dict]:
     """The last line of the learner's own code (the cell or file that defined `fn`) that `err` passed through, as
-    written there (cut to `width` characters), or "" when there is none or its source cannot be read."""
+    written there (cut to `width` characters), and the names that frame held; ("", {}) when there is none or its
+    source cannot be read."""
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
-    line = ""
+    line, names = "", {}
     tb = err.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            line = linecache.getline(filename, tb.tb_lineno).strip() or line
+        if tb.tb_frame.f_code.co_filename == filename and linecache.getline(filename, tb.tb_lineno).strip():
+            line, names = linecache.getline(filename, tb.tb_lineno).strip(), tb.tb_frame.f_locals
         tb = tb.tb_next
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return (line if len(line) <= width else line[: width - 1] + "…"), names
 
 
-def advice_for(err: BaseException, first_input: str, line: str = "") -> str:
+def advice_for(err: BaseException, first_input: str, line: str = "", names: dict | None = None) -> str:
     """A hint for errors with a well-known cause: a dimension the input lacks, an index past the end, a size typed
     in, an entry-by-entry product where a matrix product was meant, a tensor made on another device (named after the
-    exercise's first input), an exit. `line`, the learner's line that raised, tells a shape's missing dimension from
-    a tuple of the learner's own that is too short."""
+    exercise's first input), an exit. `line`, the learner's line that raised, and `names`, what its frame held, tell
+    a shape's missing dimension (x.shape[3], or s[3] after s = x.shape) from a tuple of the learner's own that is too
+    short."""
     text = str(err)
-    reads_a_shape = not line or ".shape" in line or ".size(" in line
+    kept_shapes = [name for name, value in (names or {}).items() if isinstance(value, torch.Size)]
+    reads_a_shape = (not line or ".shape" in line or ".size(" in line
+                     or any(re.search(rf"\b{re.escape(name)}\s*\[", line) for name in kept_shapes))
     if isinstance(err, IndexError) and (
         "Dimension out of range" in text or ("tuple index out of range" in text and reads_a_shape)
     ):
@@ -469,8 +474,7 @@ def advice_for(err: BaseException, first_input: str, line: str = "") -> str:
             "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
         )
     if isinstance(err, IndexError) and "tuple index out of range" in text:
-        return (" That line asks a tuple for an item past its end: a pair of your own holds items 0 and 1, and a shape "
-                "kept in a name (s = x.shape) holds one item per dimension, so count from the end (s[-2]).")
+        return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
     if isinstance(err, IndexError) and "out of bounds" in text:
         return (
             " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "
