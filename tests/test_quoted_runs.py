@@ -321,7 +321,7 @@ def test_10_the_projection_changes_the_loss_of_11s_models_as_little_as_a_seed(sp
         moved[make.__name__] = train_and_measure(lambda make=make: without_projections(make()), *splits)[1] - with_it
     figures = ", ".join(f"{name} {change:+.3f}" for name, change in moved.items())
     print(f"the loss without the projection minus with it: {figures}")
-    # 10 quotes −0.009 to +0.014 over three seeds; 11's table spreads each of these losses over up to 0.012 by seed, and
+    # 10 quotes this test's figures at seed 1337; 11's table spreads each of these losses over up to 0.012 by seed, and
     # 10's four heads over 0.019. The Intel Xeon gives +0.015 for LayerNormModel at seed 1337, so the bound is 0.02
     assert all(abs(change) < 0.02 for change in moved.values()), f"about as much as a change of seed ({figures})"
 
@@ -337,7 +337,7 @@ def test_10_four_weightings_make_the_gain_at_seeds_1338_and_1339(splits):
     figures = "; ".join(f"seed {seed}: four free heads without the projection {free:.3f}, one weighting {tied:.3f}"
                         for seed, (free, tied) in losses.items())
     print(figures)
-    # 10 quotes (runs made while writing it): free 2.220 and 2.256, tied 2.378 and 2.382; ±0.015, 10's own margin
+    # 10 quotes free 2.220 and 2.256, tied 2.378 and 2.382 (this test's figures); ±0.015, 10's own margin
     torch.testing.assert_close(torch.tensor(list(losses.values())), torch.tensor([[2.220, 2.378], [2.256, 2.382]]),
                                atol=0.015, rtol=0, msg=f"the losses 10 quotes ({figures})")
     assert all(tied - free > 0.1 for free, tied in losses.values()), f"the four weightings make the gain ({figures})"
