@@ -82,26 +82,20 @@ def notebook_namespace(number: str, names: tuple, **given) -> dict:
 
 @pytest.mark.slow  # ten trainings of 04's two bigrams, about 10 s
 def test_04_the_model_with_positions_sits_on_the_floor_at_seeds_1_to_5(splits):
-    """04's model with positions and its split bigram (the same without the position table), trained as 04's
-    two_stage_run trains them (300 steps at 3e-2, then 300 at 3e-3, batches of 256), from seeds 1 to 5 in place of
-    1337 (for the starting weights and the batches), scored by 04's validation_loss."""
+    """04's model with positions and its split bigram (the same without the position table), trained by 04's own
+    two_stage_run (300 steps at 3e-2, then 300 at 3e-3, batches of 256) from seeds 1 to 5 in place of 1337 (for the
+    starting weights and the batches), scored by 04's validation_loss."""
     train_data, val_data = splits
     device = pick_device(verbose=False)
     x_val, y_val = consecutive_chunks(val_data, 8, device=device)  # the whole validation text, as in 04
-    validation_loss = notebook_namespace("04", ("validation_loss",), torch=torch, x_val=x_val,
-                                         y_val=y_val)["validation_loss"]
-    floor = validation_loss(lambda x: counted_bigram(train_data).to(device)(x)[0].log_softmax(-1))
+    made = notebook_namespace("04", ("validation_loss", "two_stage_run"), torch=torch, x_val=x_val, y_val=y_val,
+                              seed_everything=seed_everything, device=device, cpu_threads=cpu_threads, train=train,
+                              train_data=train_data, val_data=val_data)
+    floor = made["validation_loss"](lambda x: counted_bigram(train_data).to(device)(x)[0].log_softmax(-1))
 
     def two_stage_run(model_class, seed: int) -> float:
-        """04's two_stage_run from `seed`: the trained model's validation loss."""
-        seed_everything(seed)
-        model = model_class().to(device)
-        batches = torch.Generator().manual_seed(seed)
-        with cpu_threads(1):
-            for lr in (3e-2, 3e-3):
-                train(model, train_data, val_data, steps=300, lr=lr, batch_size=256, eval_iters=1, generator=batches,
-                      verbose=False)
-        return validation_loss(lambda x: model(x)[0].log_softmax(-1))
+        """04's two_stage_run from `seed`: the trained model's validation loss at step 600."""
+        return made["two_stage_run"](model_class, seed=seed)[1][-1]
 
     above = {}  # seed → (the model with positions above the floor, above the split bigram)
     for seed in range(1, 6):
@@ -162,23 +156,19 @@ def test_08_ending_the_copying_is_the_largest_step_of_position_7s_gap_at_seeds_1
     train_data, val_data = splits
     device = pick_device(verbose=False)
     made = notebook_namespace("08", ("attend_unmasked", "EncoderHead", "position_7_counted_8_times", "position_7_only",
-                                     "loss_per_position"), torch=torch, F=F, Head=Head)
+                                     "loss_per_position", "fresh_models", "train_briefly"),
+                              torch=torch, F=F, Head=Head, OneHeadModel=OneHeadModel, VOCAB_SIZE=VOCAB_SIZE,
+                              device=device, seed_everything=seed_everything, cpu_threads=cpu_threads, train=train,
+                              train_data=train_data, val_data=val_data)
     val_x, val_y = consecutive_chunks(val_data, 8, 2000, device)  # as in 08
 
     def at_7(seed: int, model: str, loss_for=None) -> float:
-        """08's fresh_models()[model] from `seed`, given `loss_for` when one is named, trained by 08's train_briefly
-        with batches from `seed`: its loss at position 7."""
-        seed_everything(seed)
-        decoder, encoder = (OneHeadModel(vocab_size=VOCAB_SIZE, n_embd=32, block_size=8, head_size=32).to(device)
-                            for _ in range(2))
-        encoder.sa_head = made["EncoderHead"](n_embd=32, head_size=32).to(device)
-        encoder.load_state_dict(decoder.state_dict())
-        trained = {"decoder": decoder, "encoder": encoder}[model]
+        """08's fresh_models(seed)[model], given `loss_for` when one is named, trained by 08's train_briefly with
+        batches from `seed`: its loss at position 7."""
+        trained = made["fresh_models"](seed)[model]
         if loss_for is not None:
             trained.loss_for = made[loss_for]
-        with cpu_threads(1):
-            train(trained, train_data, val_data, steps=500, lr=1e-2, batch_size=32, eval_interval=250, eval_iters=20,
-                  generator=torch.Generator().manual_seed(seed), verbose=False)
+        made["train_briefly"](trained, seed)
         return made["loss_per_position"](trained, val_x, val_y, past_only=False)[7].item()
 
     steps = {}  # seed → the three steps of the gap at position 7, top to bottom of 08's table
