@@ -9,6 +9,7 @@ exactly 0 but is not is named, and changing the input in place is reported. Addi
 
 import importlib
 import inspect
+import math
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -1598,3 +1599,102 @@ def test_a_running_average_reaching_past_the_end_of_a_short_input_is_told_it_loo
     feedback = check("running_average", running_average)
     assert feedback.passed is False and feedback.mistake == "future", feedback.message
     assert "x[: t + k] reaches the end of a short input" in feedback.message and "slice x[: t + 1]" in feedback.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Slips a learner of notebooks 06, 07, 10 and 11 makes (found by trying learners' answers)
+
+
+def right_heads(x, wq, wk, wv, head_size):
+    """Each head's output, computed right except that the scale is head_size ** -0.5 for the head_size given."""
+    T = x.shape[-2]
+    outs = []
+    for h in range(len(wq)):
+        q, k, v = x @ wq[h], x @ wk[h], x @ wv[h]
+        wei = (q @ k.transpose(-2, -1)) * head_size**-0.5
+        outs.append(F.softmax(wei.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf")), dim=-1) @ v)
+    return outs
+
+
+def test_a_size_typed_in_that_fits_a_later_cases_named_mistake_is_told_it_is_hard_coded():
+    def multi_head(x, wq, wk, wv, proj):  # n_head typed in: right for 4 heads, and the 3-head case's C // 4 is 3
+        return proj(torch.cat(right_heads(x, wq, wk, wv, x.shape[-1] // 4), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.mistake == HARD_CODED and "hard-code a size" in feedback.message, feedback.message
+    assert "n_head" not in feedback.message, "not told it scaled by the number of heads, which it never read"
+
+
+@pytest.mark.parametrize("root", [lambda n: math.isqrt(n), lambda n: n // 2], ids=["isqrt", "half"])
+def test_a_named_mistake_that_fits_the_earlier_cases_keeps_its_hint_and_names_what_was_right(root):
+    def scaled_scores(q, k):  # right for a head size of 4 (√4 = 4 // 2 = 2), wrong for 8
+        return q @ k.transpose(-2, -1) / root(k.shape[-1])
+
+    feedback = check("scaled_scores", scaled_scores)
+    assert feedback.passed is False and feedback.mistake in ("rounded_square_root", "power_before_division")
+    assert feedback.message.startswith("for a (2, 6, 8) input (a (5, 4) input was right), you "), feedback.message
+
+
+def test_a_head_size_whose_square_root_is_no_whole_number_is_among_scaled_scores_cases():
+    sizes = [q.shape[-1] for q, _ in EXERCISES["scaled_scores"].cases]
+    assert any(math.isqrt(n) ** 2 != n for n in sizes), f"head sizes {sizes}: a rounded square root would pass them"
+
+
+def test_an_attention_mask_that_only_nudges_the_scores_is_told_the_future_gets_in():
+    def attend(x, w_q, w_k, w_v):  # a float mask is added to the scores: the future keeps weight
+        T = x.shape[-2]
+        return F.scaled_dot_product_attention(x @ w_q.T, x @ w_k.T, x @ w_v.T, attn_mask=torch.tril(torch.ones(T, T)),
+                                              scale=1.0)
+
+    feedback = check("attend", attend)
+    assert feedback.mistake == "future_leak" and "lets the future in" in feedback.message, feedback.message
+    assert "is_causal=True" in feedback.message, feedback.message
+
+
+def test_a_running_average_that_reads_the_next_position_is_told_the_future_gets_in_without_softmax_advice():
+    def running_average(x):  # position t averages 0…t and, where there is one, t + 1 at half weight
+        out = torch.zeros_like(x)
+        for t in range(x.shape[-2]):
+            out[t] = x[: t + 1].mean(0) + (0.5 * x[t + 1] if t + 1 < x.shape[-2] else 0)
+        return out
+
+    feedback = check("running_average", running_average)
+    assert feedback.passed is False, feedback.message
+    if feedback.mistake == "future_leak":  # a named mistake of notebook 01 may say it first, in its own words
+        assert "softmax" not in feedback.message and "scaled_dot_product" not in feedback.message, feedback.message
+
+
+def test_an_answer_that_mixes_no_positions_is_never_told_the_future_gets_in():
+    def scaled_scores(q, k):  # scaled by the scores' own spread, which every score feeds: wrong, but no leak
+        scores = q @ k.transpose(-2, -1)
+        return scores / scores.std()
+
+    feedback = check("scaled_scores", scaled_scores)
+    assert feedback.passed is False and feedback.mistake != "future_leak", feedback.message
+
+
+def test_a_scale_typed_in_for_the_lessons_head_size_is_told_to_take_it_from_the_input():
+    def multi_head(x, wq, wk, wv, proj):  # the lesson's 32 / 4 = 8 typed in; here a head is 6 wide
+        return proj(torch.cat(right_heads(x, wq, wk, wv, 8), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert "scaled by 1/√8" in feedback.message and "wq.shape[-1]" in feedback.message, feedback.message
+
+
+def test_a_head_left_out_of_the_concatenation_is_told_so_and_one_heads_width_is_not():
+    def three_of_four(x, wq, wk, wv, proj):
+        return proj(torch.cat(right_heads(x, wq, wk, wv, wq.shape[-1])[:-1], dim=-1))
+
+    def summed(x, wq, wk, wv, proj):
+        return proj(sum(right_heads(x, wq, wk, wv, wq.shape[-1])))
+
+    assert "is a head left out?" in check("multi_head", three_of_four).message
+    assert "is a head left out?" not in check("multi_head", summed).message
+
+
+def test_a_batch_only_call_on_one_sequence_is_told_to_count_dimensions_from_the_end():
+    def scaled_scores(q, k):
+        return torch.bmm(q, k.permute(0, 2, 1)) / k.shape[-1] ** 0.5
+
+    feedback = check("scaled_scores", scaled_scores)
+    assert "Count dimensions from the end" in feedback.message and "torch.bmm takes a batch only" in feedback.message

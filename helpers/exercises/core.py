@@ -31,11 +31,20 @@ WHOLE_NUMBERS = "whole_numbers"  # the mistake name given to a wrong answer held
 NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gradient is missing, partial or broken
 RANDOM = "random_result"  # the mistake name given to an answer that changes from call to call on the same input
 FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is the right one rounded down
+FUTURE_LEAK = "future_leak"  # the mistake name given to an answer that reads positions its reference may not
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
     " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
     "model, autograd may still need the input as it was, and then training stops with an error."
+)
+COUNT_FROM_THE_END = (  # the advice for an error that a batch dimension, present or absent, caused
+    " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
+    "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
+    "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
+)
+FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of dimensions gets another number
+    "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
 )
 NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
     "NaN (not a number), which 0 / 0, ∞ − ∞, 0 × ∞ and the square root or log of a negative number give: does a "
@@ -213,6 +222,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     number, first, got = failures[0]
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
+    elif number and any(m.name == first.mistake for m in exercise.mistakes):
+        first = named_after_right_cases(exercise, number, first, shapes)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
@@ -302,11 +313,112 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
             ONE_SEQUENCE,
         )
-    if number == 0:
-        return verdict
+    if only_told_where_it_differs(exercise, inputs, got, verdict) and lets_the_future_in(exercise, fn, inputs):
+        verdict = Feedback(False, future_leak_words(exercise, fn, label), FUTURE_LEAK)
+    return verdict if number == 0 else Feedback(False, after_right_cases(exercise, number, verdict.message),
+                                                verdict.mistake)
+
+
+def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
+    """Whether `verdict` on the tensor `got` is only the generic sentence, the first entry that differs (no shape, no
+    cause of its own), which a cause found otherwise may replace."""
+    if got is None or got.shape != answer(exercise, inputs).shape:
+        return False
+    return verdict.message == explain_difference(as_float(got), answer(exercise, inputs), exercise.atol)
+
+
+def with_position_changed(inputs: tuple, at: int) -> tuple:
+    """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random
+    amount."""
+    changed = list(fresh(inputs))
+    x = changed[0].detach().clone()
+    x[..., at, :] += torch.randn(x[..., at, :].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
+    changed[0] = x
+    return tuple(changed)
+
+
+def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
+    """Which positions of `fn`'s result (a bool per position, over the last but one dimension) change when only
+    position `at` of the first input changes; None when that cannot be asked (the first input is no sequence of
+    positions, the result is not one of the same length, or `fn` raises)."""
+    x = inputs[0]
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
+        return None
+    try:
+        before, after = fn(*fresh(inputs)), fn(*with_position_changed(inputs, at))
+    except (Exception, SystemExit):
+        return None
+    if not all(isinstance(t, torch.Tensor) and t.dim() >= 2 and t.shape == before.shape for t in (before, after)):
+        return None
+    if before.shape[-2] != x.shape[-2]:
+        return None
+    gap = (as_float(after) - as_float(before)).abs().nan_to_num(0.0)  # a NaN in both counts as no change
+    return (gap > atol).movedim(-2, 0).flatten(1).any(1)
+
+
+def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
+    """Whether `fn`'s result at some earlier position changes with the last position of the first input, where the
+    reference's does not, in an exercise whose answer at position t blends positions 0…t (a head, a block: the
+    reference's later positions change with the first)."""
+    reference_last = moved_positions(exercise.reference, inputs, -1, exercise.atol)
+    reference_first = moved_positions(exercise.reference, inputs, 0, exercise.atol)
+    if reference_last is None or reference_first is None or reference_last[:-1].any() or not reference_first[1:].any():
+        return False
+    moved = moved_positions(fn, inputs, -1, exercise.atol)
+    return moved is not None and bool(moved[:-1].any())
+
+
+def future_leak_words(exercise: Exercise, fn, label: str) -> str:
+    """The sentence for a result that reads the future, with advice for the steps `fn`'s source shows it took."""
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        source = ""
+    first = reference_parameters(exercise, 1)[0]
+    words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
+             "earlier positions, yet position t may read positions 0…t alone.")
+    if "scaled_dot_product_attention" in source:
+        return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores, so a mask of 0s and 1s "
+                        "only nudges them, and reads a boolean one as True where a position may look: give it "
+                        "is_causal=True instead.")
+    if "softmax" in source:
+        return words + (" Set the scores above the diagonal to float('-inf') before the softmax: anything finite "
+                        "there, a 0 for one, still leaves the future a share of the weight (e⁰ = 1).")
+    return words
+
+
+def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, shapes: list) -> Feedback:
+    """A named mistake that case `number` matched, after every earlier case was right. If that mistake would have been
+    wrong on an earlier case of as many dimensions too, the learner did not make it: their answer follows the size of
+    some inputs only (a size typed in that happens to fit the later case's mistake, say). Else the hint stands, naming
+    the sizes that were right (a batch's extra dimension turns dim=1 into another dimension, and so the mistake)."""
+    named = [m for m in exercise.mistakes if m.name == verdict.mistake]
+    alike = all(dimensions(exercise.cases[k]) == dimensions(exercise.cases[number]) for k in range(number))
+    if alike and not any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in range(number)) for m in named):
+        return hard_coded(exercise, number, shapes)
+    return Feedback(False, after_right_cases(exercise, number, verdict.message), verdict.mistake)
+
+
+def after_right_cases(exercise: Exercise, number: int, message: str) -> str:
+    """`message`, about case `number`, led by the sizes that were right: "for a (3, 5, 12) input (a (2, 7, 24) input
+    was right), …"."""
     right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
     were = "was" if number == 1 else "were"
-    return Feedback(False, f"for {size_of(exercise, inputs)} ({right} {were} right), {verdict.message}")
+    return f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {message}"
+
+
+def dimensions(inputs: tuple) -> int | None:
+    """How many dimensions a case's first input has (None when it is no tensor)."""
+    return inputs[0].dim() if isinstance(inputs[0], torch.Tensor) else None
+
+
+def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> bool:
+    """Whether `mistake` gives the reference's answer on `inputs` (where the slip changes nothing, as a square root
+    rounded to a whole number does for a head size of 4)."""
+    try:
+        return same_answer(mistake.wrong(*fresh(inputs)), answer(exercise, inputs), exercise.atol)
+    except Exception:
+        return False
 
 
 def hard_coded(exercise: Exercise, failed: int, shapes: list) -> Feedback:
@@ -468,11 +580,10 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     if isinstance(err, IndexError) and (
         "Dimension out of range" in text or ("tuple index out of range" in text and reads_a_shape)
     ):
-        return (
-            " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
-            "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
-            "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
-        )
+        return COUNT_FROM_THE_END
+    if isinstance(err, RuntimeError) and any(words in text for words in FIXED_DIMENSIONS):
+        return (COUNT_FROM_THE_END[:-1] + ", and @, which takes one matrix or a batch of them alike (torch.bmm takes "
+                "a batch only, torch.mm one matrix only, and permute wants every dimension named).")
     if isinstance(err, IndexError) and "tuple index out of range" in text:
         return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
     if isinstance(err, IndexError) and "out of bounds" in text:

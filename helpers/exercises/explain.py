@@ -44,6 +44,19 @@ PLUS_INFINITY = (  # the hint for a future filled with +∞, in notebook 03's, 0
     "∞ − ∞, NaN. Fill it with float('-inf'), since e^−∞ is exactly 0."
 )
 
+MASKED_WITH_ZERO = (  # the hint for a future filled with 0 before the softmax, in notebook 06's and 10's exercises
+    "you filled the future with 0 before the softmax: e⁰ is 1, so every future position still gets a share. Fill it "
+    "with float('-inf'), which the softmax turns into exactly 0 (notebook 03)."
+)
+TRANSPOSED_WEIGHTS = (  # the hint for wei.transpose(-2, -1) @ v, in notebook 06's and 10's exercises
+    "you blended v with the transposed weights: row t of wei says how much position t takes from each position, so "
+    "the output is wei @ v as it stands."
+)
+SWAPPED_Q_AND_K = (  # the hint for k @ qᵀ, in notebook 06's and 10's exercises
+    "your scores are k @ qᵀ, the transpose of q @ kᵀ: row t must hold query t dotted with every key, so compute "
+    "q @ k.transpose(-2, -1)."
+)
+
 
 def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1, product=None,
                     softmax=F.softmax) -> torch.Tensor:

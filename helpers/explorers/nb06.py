@@ -17,9 +17,12 @@ from ..exercises.explain import (
     LOG_SOFTMAX,
     MASKED_THE_PAST,
     MASKED_THE_PRESENT,
+    MASKED_WITH_ZERO,
     PLUS_INFINITY,
     SOFTMAX_WITHOUT_DIM,
+    SWAPPED_Q_AND_K,
     T_MEETS_HEAD_SIZE,
+    TRANSPOSED_WEIGHTS,
     slipped_weights,
 )
 from ..plots import show_wei
@@ -210,8 +213,7 @@ EXERCISES = (
             Mistake(
                 "masked_with_zero",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=0.0) @ (x @ w_v.T),
-                "you filled the future with 0 before the softmax: e⁰ is 1, so every future position still gets "
-                "a share. Fill it with float('-inf'), which the softmax turns into exactly 0 (notebook 03).",
+                MASKED_WITH_ZERO,
             ),
             Mistake(
                 "masked_after_softmax",
@@ -249,8 +251,7 @@ EXERCISES = (
             Mistake(
                 "transposed_weights",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k).transpose(-2, -1) @ (x @ w_v.T),
-                "you blended v with the transposed weights: row t of wei says how much position t takes from each "
-                "position, so the output is wei @ v as it stands.",
+                TRANSPOSED_WEIGHTS,
             ),
             Mistake(
                 "scaled_too_early",
@@ -268,14 +269,14 @@ EXERCISES = (
             Mistake(
                 "swapped_q_and_k",
                 lambda x, w_q, w_k, w_v: slipped_weights(x @ w_k.T, x @ w_q.T) @ (x @ w_v.T),
-                "your scores are k @ qᵀ, the transpose of q @ kᵀ: row t must hold query t dotted with "
-                "every key, so compute q @ k.transpose(-2, -1).",
+                SWAPPED_Q_AND_K,
             ),
             Mistake(
                 "scaled_too_early",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=w_k.shape[0] ** -0.5) @ (x @ w_v.T),
-                "you divided the scores by √head_size: that is the next notebook's step. Here the scores "
-                "go into the softmax as they are.",
+                "you divided the scores by √head_size: that is the next notebook's step (and what "
+                "F.scaled_dot_product_attention does unless given scale=1.0). Here the scores go into the softmax as "
+                "they are.",
             ),
             Mistake(
                 "scaled_too_early",

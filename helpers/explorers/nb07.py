@@ -1,6 +1,7 @@
 """Notebook 07's own helpers (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or
 stay calm; the exercise, the scaled scores."""
 
+import math
 from functools import partial
 
 import torch
@@ -69,8 +70,9 @@ EXERCISES = (
     Exercise(
         name="scaled_scores",
         reference=lambda q, k: scores(q, k, scaled=True),
-        # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows.
-        cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 16), (2, 6, 16))),
+        # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows, and a head size of 8
+        # whose square root is no whole number, so that one rounded to a whole number shows too.
+        cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8))),
         explain=partial(explain_scores, scale="the scale is head_size ** -0.5, with head_size = k.shape[-1]"),
         mistakes=(
             Mistake(
@@ -95,9 +97,16 @@ EXERCISES = (
             Mistake(
                 "power_before_division",
                 lambda q, k: scores(q, k, scaled=False) * (2 / k.shape[-1]),
-                "you scaled by 2/head_size: in Python ** goes before /, so head_size ** 1/2 is head_size / 2, not "
-                "√head_size, and dividing by it multiplies by 2/head_size. Write the power as one number, "
-                "head_size ** 0.5 (or ** (1/2)).",
+                "you scaled by 2/head_size, dividing by head_size / 2 (which is √head_size only when head_size is "
+                "4). head_size ** 1/2 gives that too: in Python ** goes before /, so it is head_size / 2. Divide by "
+                "the square root, head_size ** 0.5 (or ** (1/2)).",
+            ),
+            Mistake(
+                "rounded_square_root",
+                lambda q, k: scores(q, k, scaled=False) / math.isqrt(k.shape[-1]),
+                "you divided by √head_size rounded down to a whole number (int(math.sqrt(…)) or math.isqrt do "
+                "that), which is right only when head_size is a perfect square, such as 4 or 16: divide by "
+                "head_size ** 0.5, which keeps the fraction.",
             ),
             Mistake(
                 "multiplied_by_sqrt_d",

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from ..exercises import Exercise, Mistake
 from ..exercises import explain as hints  # the hints and slipped weights several exercises share
 from ..exercises.core import as_float, close
+from ..words import counted
 from .core import seeded_randn
 
 
@@ -17,8 +18,9 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
     "after" it, None or "past" (see hints.slipped_weights), and its `fill`, softmax, projection, `heads`: whose weights
     each place in the concatenation gets, `join`: "cat", or "interleave" each head's numbers, or "reshape" a
-    (B, n_head, T, head_size) stack without transposing; `diagonal`: where the mask begins, 1 above the diagonal;
-    `head`: a function (q, k, v, scale) computing each head's output in place of the right one)."""
+    (B, n_head, T, head_size) stack without transposing, or "reshape_stacked_first" an (n_head, B, T, head_size) one;
+    `diagonal`: where the mask begins, 1 above the diagonal; `head`: a function (q, k, v, scale) computing each head's
+    output in place of the right one)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
     if head is None:
         def head(q, k, v, scale):
@@ -26,8 +28,8 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     outs = [head(x @ wq[h], x @ wk[h], x @ wv[h], scale) for h in (range(wq.shape[0]) if heads is None else heads)]
     if join == "interleave":
         out = torch.stack(outs, dim=-1).flatten(-2)
-    elif join == "reshape":
-        out = torch.stack(outs, dim=-3).reshape(*x.shape[:-1], -1)
+    elif join in ("reshape", "reshape_stacked_first"):  # from (B, n_head, T, head_size), or (n_head, B, T, head_size)
+        out = torch.stack(outs, dim=-3 if join == "reshape" else 0).reshape(*x.shape[:-1], -1)
     else:
         out = torch.cat(outs, dim=dim)
     return proj(out) if project else out
@@ -39,12 +41,18 @@ def _projection(wp: torch.Tensor, T: int, n_head: int):
 
     def proj(out):
         if out.dim() < 2 or out.shape[-2:] != (T, C):
-            width = out.shape[-1] if out.dim() else 0
+            width, head_size = out.shape[-1] if out.dim() else 0, C // n_head
+            if out.dim() >= 2 and out.shape[-2] == T and head_size < width < C and width % head_size == 0:
+                raise ValueError(
+                    f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {head_size} numbers side by side, but got "
+                    f"{width} numbers per position, as many as {counted(width // head_size, 'head')} give: is a head "
+                    "left out? Loop over every head, for h in range(len(wq))."
+                )
             if out.dim() >= 2 and out.shape[-2] == T and width > C and width % n_head == 0:
                 raise ValueError(
-                    f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {C // n_head} numbers side by side, but got "
+                    f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {head_size} numbers side by side, but got "
                     f"{width} numbers per position, {width // n_head} per head: each head's output is wei @ v, with "
-                    f"v = x @ wv[h], {C // n_head} numbers wide (blending x itself gives {C}, and wei alone T)."
+                    f"v = x @ wv[h], {head_size} numbers wide (blending x itself gives {C}, and wei alone T)."
                 )
             raise ValueError(
                 f"proj reads (…, {T}, {C}) tensors (T = {T} positions of n_head · head_size numbers), "
@@ -56,10 +64,20 @@ def _projection(wp: torch.Tensor, T: int, n_head: int):
     return proj
 
 
+TYPED_SCALES = [(f"1/√{n}", n**-0.5) for n in range(1, 65)] + [(f"1/{n}", 1 / n) for n in range(2, 65)]
+
+
 def _explain_heads(got, expected, inputs, atol) -> str | None:
-    """Words for heads that are each right but side by side in another order, or that all use one head's weights."""
+    """Words for heads that are each right but side by side in another order, that all use one head's weights, or
+    whose scores are scaled by a number typed in (one that does not follow the head size)."""
     x, wq, wk, wv, proj = inputs
     n_head = len(wq)
+    for name, scale in TYPED_SCALES:
+        typed = _right(x, wq, wk, wv, proj, scale=scale)
+        if got.shape == typed.shape and close(got, as_float(typed), atol):
+            return (f"your scores are scaled by {name}, a number that does not follow the input: here each head is "
+                    f"{wq.shape[-1]} wide, so the scale is {wq.shape[-1]} ** -0.5. Take the head size from the input, "
+                    "head_size = wq.shape[-1], instead of typing it in.")
     for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
         if list(heads) == list(range(n_head)):
             continue
@@ -260,6 +278,42 @@ EXERCISES = (
                 "plus_infinity",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, fill=float("inf")),
                 hints.PLUS_INFINITY,
+            ),
+            Mistake(
+                "masked_with_zero",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, fill=0.0),
+                hints.MASKED_WITH_ZERO,
+            ),
+            Mistake(
+                "scaled_after_softmax",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    hints.slipped_weights(q, k) * scale @ v)),
+                "you scaled each head's weights after the softmax, so its rows no longer sum to 1: the scale belongs "
+                "on the scores, (q @ k.transpose(-2, -1)) * head_size ** -0.5, before the mask and the softmax.",
+            ),
+            Mistake(
+                "transposed_weights",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    hints.slipped_weights(q, k, scale).transpose(-2, -1) @ v)),
+                hints.TRANSPOSED_WEIGHTS,
+            ),
+            Mistake(
+                "swapped_q_and_k",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
+                    hints.slipped_weights(k, q, scale) @ v)),
+                hints.SWAPPED_Q_AND_K,
+            ),
+            *(Mistake(  # the values made with the query's weights, or the key's
+                "value_from_another_weight",
+                lambda x, wq, wk, wv, proj, which=which: _right(x, wq, wk, (wq, wk)[which], proj),
+                f"each head's v uses {name}[h]: the values have weights of their own, v = x @ wv[h].",
+            ) for which, name in enumerate(("wq", "wk"))),
+            Mistake(
+                "reshaped_without_transpose",
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, join="reshape_stacked_first"),
+                "you stacked the heads in front, (n_head, B, T, head_size), and reshaped that to (B, T, n_head · "
+                "head_size), so each row holds numbers of other sequences and positions: put the heads side by side "
+                "instead, torch.cat(outs, dim=-1).",
             ),
             Mistake(
                 "forgot_mask",

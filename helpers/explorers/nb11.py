@@ -116,6 +116,8 @@ LINES = {  # the ways one line of the block can be written: part reads ln's copy
     "adds to the copy": lambda x, ln, part: ln(x) + part(ln(x)),  # x itself normalised on its way
     "no LayerNorm": lambda x, ln, part: x + part(x),
     "normalises the output": lambda x, ln, part: x + ln(part(x)),  # the LayerNorm after the part, not before it
+    "adds x twice": lambda x, ln, part: x + x + part(ln(x)),
+    "normalises both": lambda x, ln, part: ln(x + part(ln(x))),  # pre-norm and post-norm at once
 }
 
 
@@ -129,11 +131,11 @@ def _lines(heads_line: str, ffwd_line: str):
     return forward
 
 
-def _in_either_line(name: str, slip: str, both: str, heads_line: str, ffwd_line: str) -> tuple:
-    """The mistake `name`, the LINES way `slip`, made in both lines, in the heads' line alone, in the feed-forward
-    line alone: three Mistakes, each with its own hint."""
-    return (Mistake(name, _lines(slip, slip), both), Mistake(name, _lines(slip, "pre-norm"), heads_line),
-            Mistake(name, _lines("pre-norm", slip), ffwd_line))
+def _in_either_line(name: str, slip: str, both: str, heads_line: str, ffwd_line: str | None = None) -> tuple:
+    """The mistake `name`, the LINES way `slip`, made in both lines, in the heads' line alone, and (given its hint)
+    in the feed-forward line alone: a Mistake each, each with its own hint."""
+    alone = () if ffwd_line is None else (Mistake(name, _lines("pre-norm", slip), ffwd_line),)
+    return (Mistake(name, _lines(slip, slip), both), Mistake(name, _lines(slip, "pre-norm"), heads_line), *alone)
 
 
 def _default_layer_norms(x, ln1, heads, ln2, ffwd):
@@ -270,6 +272,35 @@ EXERCISES = (
                 "normalised_output",
                 lambda x, ln1, heads, ln2, ffwd: ln1(_block_forward(x, ln1, heads, ln2, ffwd)),
                 NORMALISED_OUTPUT,
+            ),
+            Mistake(
+                "added_x_twice",
+                lambda x, ln1, heads, ln2, ffwd: _block_forward(x, ln1, heads, ln2, ffwd) + x,
+                "your result holds x twice: each line already adds to x (x = x + …), so return that x without adding "
+                "the input again.",
+            ),
+            *_in_either_line(
+                "added_x_twice", "adds x twice",
+                "each line adds x twice (x + x + …): x carries itself along the residual path, so add only what "
+                "each part returns, x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).",
+                "your heads' line adds x twice (x + x + …): add only what the heads return, x = x + heads(ln1(x)), "
+                "as your feed-forward line does.",
+                "your feed-forward line adds x twice (x + x + …): add only what the feed-forward layer returns, "
+                "x = x + ffwd(ln2(x)), as your heads' line does.",
+            ),
+            Mistake(
+                "feed_forward_reads_the_heads",
+                lambda x, ln1, heads, ln2, ffwd: x + heads(ln1(x)) + ffwd(ln2(heads(ln1(x)))),
+                "your feed-forward line reads ln2 of what the heads returned, not of the updated x: after "
+                "x = x + heads(ln1(x)), the feed-forward layer reads ln2 of that x, ffwd(ln2(x)).",
+            ),
+            # (made in the feed-forward line alone, this slip is normalised_output below)
+            *_in_either_line(
+                "normalised_after_adding", "normalises both",
+                "each line also normalises x after adding to it, ln1(x + heads(ln1(x))): the parts read a "
+                "normalised copy, and x itself stays as it is, x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).",
+                "your heads' line also normalises x after adding to it: the heads read a normalised copy, and x "
+                "itself stays as it is, x = x + heads(ln1(x)), as in your feed-forward line.",
             ),
             Mistake(
                 "unchanged",
