@@ -1098,6 +1098,38 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     assert max(v[0] for block in slow for v in block) < 20, f"at 3e-3, no x grows far ({sizes_figures})"
     assert max(abs(v[1]) for block in slow for v in block[100:]) < 1, f"at 3e-3, means near 0 ({sizes_figures})"
 
+    # Why below 0 and not above: not the bias, but the dead layer's rows, each pointing against the mean input
+    parts = {lr: pre_activation_parts(model, dead, chunks) for lr, model in ((1e-2, stuck), (3e-3, learned))}
+    why = "; ".join(f"at {lr:g}, block {dead + 1}'s mean pre-activation {p['mean']:.2f} = its bias's mean "
+                    f"{p['bias']:+.2f} + mean row · mean input {p['row_input']:+.2f}, {p['against']} of 128 rows "
+                    f"against the mean input (cosine {p['cosine']:+.2f}), the mean input {p['length']:.1f} long"
+                    for lr, p in parts.items())
+    print(why)
+    dying = parts[1e-2]
+    assert dying["row_input"] < -10 and abs(dying["bias"]) < 0.01 * abs(dying["mean"]), f"rows, not bias ({why})"
+    assert dying["against"] >= 0.9 * 128 and dying["cosine"] < -0.5, f"nearly every row points against it ({why})"
+    assert abs(parts[3e-3]["row_input"]) < 1, f"at 3e-3 the product stays small ({why})"
+
+
+def pre_activation_parts(model, block: int, chunks) -> dict:
+    """Block `block`'s (from 0) feed-forward pre-activations over `chunks`: their mean, split exactly into the first
+    Linear's mean bias and its mean row · the mean input, with the rows whose product with the mean input is below 0,
+    the cosine of the mean row and the mean input, and the mean input's length."""
+    first = model.blocks[block].ffwd.net[0]
+    seen = {}
+    hook = first.register_forward_hook(lambda module, given, out: seen.update(h=given[0].flatten(0, -2),
+                                                                               z=out.flatten(0, -2)))
+    try:
+        with torch.no_grad():
+            model(chunks)
+    finally:
+        hook.remove()
+    mean_input, mean_row = seen["h"].mean(0), first.weight.detach().mean(0)
+    return {"mean": seen["z"].mean().item(), "bias": first.bias.detach().mean().item(),
+            "row_input": (mean_row @ mean_input).item(), "against": int((first.weight.detach() @ mean_input < 0).sum()),
+            "cosine": nn.functional.cosine_similarity(mean_row, mean_input, 0).item(),
+            "length": mean_input.norm().item()}
+
 
 @pytest.mark.slow  # one training of a three-block stack, about 20 s
 def test_11_held_to_one_length_the_units_of_the_stack_with_neither_survive_1e_2(splits):
