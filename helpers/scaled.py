@@ -9,8 +9,8 @@ million weights); the recipe is the one usually quoted for it: batch 64, AdamW a
 3e-4, 5,000 steps. Progress is estimated every 500 steps from 20 random batches; the final figure is notebook
 09's evaluator, the whole validation text cut into consecutive chunks of 256 characters. The lecture reported about
 1.48; on an NVIDIA H200 (4 December 2026) this ended at 1.571 after 251 s, its estimate lowest near step 4,000
-(notebook 11 says more). On a CPU, where one step takes about 9 to 13 s on two cores, it refuses unless told
---allow-cpu (the tests take a few steps that way).
+(notebook 11 says more). On a CPU, where one step took about 6 s on a two-core Intel Xeon (6 December 2026), it
+refuses unless told --allow-cpu (the tests take a few steps that way).
 """
 
 import argparse
