@@ -584,6 +584,15 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     if isinstance(err, RuntimeError) and any(words in text for words in FIXED_DIMENSIONS):
         return (COUNT_FROM_THE_END[:-1] + ", and @, which takes one matrix or a batch of them alike (torch.bmm takes "
                 "a batch only, torch.mm one matrix only, and permute wants every dimension named).")
+    if isinstance(err, ValueError) and reads_a_shape and "values to unpack" in text:
+        if "not enough values to unpack (expected 3" in text:
+            return (" The input here is one sequence, (T, C): two dimensions, no batch in front. Unpack what it has, "
+                    "T, C = x.shape, or count from the end, T = x.shape[-2].")
+        if "too many values to unpack (expected 2" in text:
+            return (" The input here has a batch in front, (B, T, C): unpack from the end, T, C = x.shape[-2:], so "
+                    "that the code works with and without a batch.")
+    if "only one element tensors can be converted to Python scalars" in text:
+        return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
     if isinstance(err, IndexError) and "tuple index out of range" in text:
         return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
     if isinstance(err, IndexError) and "out of bounds" in text:
@@ -612,12 +621,17 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
 
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
-    """The Feedback of the first named mistake whose result equals `got`, or None."""
+    """The Feedback of the first named mistake whose result equals `got`, or None (a mistake that would pass this
+    case cannot be what made `got` fail it)."""
+    expected = answer(exercise, inputs)
     for mistake in exercise.mistakes:
         try:
             wrong = mistake.wrong(*fresh(inputs))
         except Exception:
             continue  # this mistake raises on these inputs: it cannot have produced a result
+        passes = same_answer(wrong, expected, exercise.atol)
+        if passes and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
+            continue
         if same_answer(wrong, got, exercise.atol) and torch.equal(
             not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong))
         ):

@@ -26,7 +26,7 @@ LOG_SOFTMAX = (  # the hint for log_softmax where softmax belongs, in notebook 0
     "F.log_softmax gives log-weights (−∞ for the future, 0 or below elsewhere), not weights that sum to 1, and −∞ "
     "times values of both signs adds up to ∞ − ∞, NaN: blend with F.softmax(..., dim=-1)."
 )
-FORGOT_MASK_CALL = (  # what to check when a mask seems forgotten though masked_fill is called, in 06's and 10's
+FORGOT_MASK_CALL = (  # what to check when a mask seems forgotten though masked_fill is called, in 03, 06 and 10
     ". If you call masked_fill already, keep its result (it returns a new tensor: wei = wei.masked_fill(…)), and check "
     "that its condition picks the future: tril == 0, with tril = torch.tril(torch.ones(T, T))."
 )
@@ -99,6 +99,12 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
             f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: "
             "everything above the diagonal must be exactly 0."
         )
+    if expected is not None:
+        blind = (got.diagonal(0, -2, -1) == 0) & (as_float(expected).diagonal(0, -2, -1) != 0)
+        if blind.any():
+            row = first_index(blind)[-1]
+            return (f"row {row} gives position {row}, itself, weight 0: a position sees itself too, so row t's past "
+                    "runs from 0 up to and including t (a slice [: t + 1], or tril, whose diagonal is 1).")
     factor = None if expected is None else scaled_by(got, expected)
     if factor is not None:
         return (f"every weight is {fmt(factor)} times the right one, so every row sums to {fmt(factor)}: divide each "

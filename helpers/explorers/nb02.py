@@ -174,6 +174,12 @@ EXERCISES = (
                 "row 0 sums to 0.25: dividing by T gives every visible position 1/T, but position 0 sees only "
                 "itself, so its row must be [1, 0, 0, 0]. Divide each row by its own sum, the number it can see.",
             ),
+            Mistake(
+                "rows_of_length_1",
+                lambda T: torch.nn.functional.normalize(tril(T), dim=1),
+                "each row has length 1, not sum 1: F.normalize divides by the row's length, √(sum of squares), "
+                "unless told p=1. Divide each row by its sum, tril / tril.sum(1, keepdim=True).",
+            ),
         ),
     ),
 )

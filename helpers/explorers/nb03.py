@@ -6,8 +6,8 @@ import torch.nn.functional as F
 
 from ..attention import future_mask
 from ..exercises import ExactZeros, Exercise, Mistake
-from ..exercises.core import close, fmt, fmt_apart
-from ..exercises.explain import PLUS_INFINITY, explain_weights
+from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by
+from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights
 from ..plots import show_wei, symmetric_bound
 from .core import check_position, explorer, fmt_row, link_range, new_figure, parse_numbers, report, show
 
@@ -140,7 +140,8 @@ FEATURES = torch.tensor([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 1.0], [-2.0, -2.
 FEATURES_3x6 = torch.tensor(
     [[4.0, -1.0, 2.0, 8.0, 0.0, 3.0], [1.0, 1.0, 6.0, -3.0, 2.0, 5.0], [7.0, 2.0, -4.0, 0.0, 9.0, 1.0]]
 )
-FLAT_ROW = torch.tensor([[3.0, 3.0, 3.0, 3.0, 3.0], [2.0, -1.0, 0.0, 4.0, 1.0]])  # row 0 has variance 0: eps matters
+# Row 0 has variance 0 and row 2 a variance of 2e-6, below eps: where eps goes, and how large it is, shows in both.
+FLAT_ROW = torch.tensor([[3.0, 3.0, 3.0, 3.0, 3.0], [2.0, -1.0, 0.0, 4.0, 1.0], [-0.002, -0.001, 0.0, 0.001, 0.002]])
 EPS = 1e-5
 
 
@@ -166,7 +167,8 @@ EXP_LIMITS = (-103.0, 88.0)  # in float32, e^x rounds to 0 below about −104 an
 
 
 def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
-    """A NaN row whose visible scores leave float32's range for e^x, in words; else the shared weight hints."""
+    """A NaN row whose visible scores leave float32's range for e^x, or rows short of 1 whose future is 0 (zeroed
+    after the softmax), in words; else the shared weight hints."""
     scores = inputs[0].double()
     visible_top = fill_future(scores, float("-inf")).max(-1).values  # each row's largest visible score
     spread = visible_top - scores.max(-1).values.clamp(min=0)  # how far below the row's top (or 0) it lies
@@ -179,6 +181,15 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
                 "NaN in float32. Mask the future with −∞ and use torch.softmax(..., dim=-1), which subtracts each "
                 "row's largest score first (shift invariance), so that score becomes e⁰ = 1 and the sum stays sound."
             )
+    sums, future = got.sum(-1), future_mask(got.shape[-1])
+    short = sums < 1 - atol
+    valid = not torch.isnan(got).any() and (got >= 0).all() and (got[future] == 0).all()
+    if valid and short.any() and scaled_by(got, expected) is None:
+        row = first_index(short)[0]
+        return (f"row {row} sums to {fmt_apart(sums[row], 1)[0]}, less than 1, with its future at exactly 0: the "
+                "future was set to 0 after the softmax (tril() or masked_fill on the weights), which takes its share "
+                "away instead of handing it to the past. Fill the scores' future with float('-inf') before the "
+                "softmax, so that the past shares the whole row.")
     return explain_weights(got, expected, inputs, atol)
 
 
@@ -199,7 +210,7 @@ EXERCISES = (
                 "forgot_mask",
                 lambda scores: F.softmax(scores, dim=-1),
                 "the future gets weight: row 0 shares its attention with positions 1 to 4. "
-                "Fill the upper triangle with −∞ (masked_fill with tril == 0) before the softmax.",
+                "Fill the upper triangle with −∞ (masked_fill with tril == 0) before the softmax" + FORGOT_MASK_CALL,
             ),
             Mistake(
                 "by_column",
@@ -227,6 +238,13 @@ EXERCISES = (
                 lambda scores: divide_by_sum(fill_future(scores, float("-inf"))),
                 "you got NaN: after the −∞ mask, dividing by the row sum computes −∞/−∞. "
                 "Replace the division by softmax(..., dim=-1), which turns −∞ into a weight of exactly 0.",
+            ),
+            Mistake(
+                "masked_by_value",
+                lambda scores: F.softmax(scores.tril().masked_fill(scores.tril() == 0, float("-inf")), dim=-1),
+                "a score of exactly 0 in the past was masked too (row 1 scores position 1 at 0): you picked the cells "
+                "to mask by their value. Pick the future by its place, tril == 0 with tril = "
+                "torch.tril(torch.ones(T, T)), whatever the scores are.",
             ),
             Mistake(
                 "masked_after_softmax",
@@ -308,24 +326,33 @@ KEEPDIM_HINT = (
 
 def eps_added(got: torch.Tensor, x: torch.Tensor) -> float | None:
     """The eps that a row standardisation of `x` returning `got` added to the variance, when one eps larger than
-    EPS explains every row; else None. Each row of `got` is then (x − mean) / √(var + eps): the centred row scaled."""
+    EPS explains every row, or when the rows of tiny variance show one smaller than EPS/3 (0 included); else None.
+    Each row of `got` is then (x − mean) / √(var + eps): the centred row scaled."""
     centred = (x - x.mean(-1, keepdim=True)).double()
     var = centred.pow(2).mean(-1)
-    rows = var > 0.1  # a row of (nearly) equal numbers says nothing about eps
     scale = (got * centred).sum(-1) / centred.pow(2).sum(-1).clamp_min(1e-12)  # the best scale, row by row
-    if not rows.any() or not close(got[rows], scale[rows, None] * centred[rows], 1e-5):
+    spread = var > 0  # a row of equal numbers says nothing about eps
+    if not spread.any() or not close(got[spread], scale[spread, None] * centred[spread], 1e-5):
         return None
+    tiny = spread & (var < 1e-3)  # only there can an eps far below EPS show: elsewhere it is lost in the rounding
+    if tiny.any() and (small := 1 / scale[tiny] ** 2 - var[tiny]).max() < EPS / 3:
+        return max(float(small.mean()), 0.0)
+    rows = var > 0.1
     eps = 1 / scale[rows] ** 2 - var[rows]
-    return float(eps.mean()) if eps.min() > 3 * EPS and eps.max() < 1.5 * eps.min() else None
+    return float(eps.mean()) if rows.any() and eps.min() > 3 * EPS and eps.max() < 1.5 * eps.min() else None
 
 
 def explain_standardised(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
     """Plain words for a wrong standardisation that matches no named mistake (a mean or variance off by more than
     1e-3, looser than `atol`: each sums a whole row's errors)."""
     eps = eps_added(got, inputs[0])
-    if eps is not None:
+    if eps is not None and eps > EPS:
         return (f"every value is nearer 0 than it should be, as an eps of about {fmt(eps)} makes them (the rows of "
                 "small variance most): add eps = 1e-5, the one asked for (and LayerNorm's default), to the variance.")
+    if eps is not None:
+        added = "no eps" if eps < 1e-9 else f"an eps of about {fmt(eps)}"
+        return (f"a row of tiny spread (variance far below 1e-5) comes out larger than it should, as {added} makes "
+                "it: add eps = 1e-5, the one asked for (and LayerNorm's default), to the variance.")
     means = got.mean(-1)
     if (means.abs() > 1e-3).any():
         row = int((means.abs() > 1e-3).nonzero()[0])
@@ -380,6 +407,13 @@ EXERCISES += (
                 "a row whose numbers are all equal has variance 0, and your square root of its variance is 0 (or, "
                 "with eps negative or subtracted, NaN), so that row comes out NaN: add eps = 1e-5 to the variance "
                 "inside the square root, √(var + eps).",
+            ),
+            Mistake(
+                "eps_outside_the_root",
+                lambda x: (x - x.mean(-1, keepdim=True)) / (x.var(-1, unbiased=False, keepdim=True).sqrt() + EPS),
+                "you added eps after the square root, √var + eps: add it to the variance inside the root, "
+                "√(var + eps), as LayerNorm does (x.std(...) + eps puts it outside too). It shows in a row of tiny "
+                "spread, whose √var is not far above eps.",
             ),
             Mistake(
                 "variance_by_column",

@@ -74,7 +74,10 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 
 # (tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions, but not twice as many,
 # and C is not T ± 1, so that each slip of the slice gives a result (or a size clash) of its own.
-_DRAWN = seeded_randn(4, (2, 4, 6), (9, 6), (3, 6, 8), (11, 8))
+# Token embeddings (B, T, C) and a position table (block_size, C), two of each. C stays far from T, and the table's
+# rows from C, so that slips with different causes (a slice one row too long, C rows, the table's .T) raise different
+# size clashes, which is how a raising mistake is recognised (the table's .T and its columns clash alike).
+_DRAWN = seeded_randn(4, (2, 4, 7), (10, 7), (3, 7, 3), (11, 3))
 
 EXERCISES = (
     Exercise(
@@ -100,11 +103,24 @@ EXERCISES = (
                 "every position got the next position's row: positions count from 0, so use pos_table[:T] "
                 "(rows 0 to T − 1), not rows 1 to T.",
             ),
-            Mistake(
+            *(Mistake(
                 "one_row",
-                lambda tok_emb, pos_table: tok_emb + pos_table[tok_emb.shape[1]],
-                "every position got the same row, row T (pos_table[T] picks one row; the colon of pos_table[:T] makes "
-                "it a slice, rows 0 to T − 1): take pos_table[:T], so that position t gets row t.",
+                lambda tok_emb, pos_table, row=row: tok_emb + pos_table[row(tok_emb.shape[1])],
+                f"every position got the same row of the table ({index} picks one row; the colon of pos_table[:T] "
+                "makes a slice, rows 0 to T − 1): take pos_table[:T], so that position t gets row t.",
+            ) for index, row in (("pos_table[T]", lambda T: T), ("pos_table[T - 1]", lambda T: T - 1),
+                                 ("pos_table[-1]", lambda T: -1))),
+            *(Mistake(
+                "slice_off_by_one",
+                lambda tok_emb, pos_table, more=more: tok_emb + pos_table[: tok_emb.shape[1] + more],
+                f"your slice of the table has T {'+' if more > 0 else '−'} 1 rows, but the chunk has T positions: "
+                "pos_table[:T] is rows 0 to T − 1, exactly T of them.",
+            ) for more in (1, -1)),
+            Mistake(
+                "rows_by_sequence",
+                lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[0]].unsqueeze(1),
+                "sequence b got row b of the table at every position: the table is indexed by position, not by "
+                "sequence, so add pos_table[:T] to every sequence alike, tok_emb + pos_table[:T].",
             ),
             Mistake(
                 "last_rows",
@@ -133,8 +149,10 @@ EXERCISES = (
             Mistake(
                 "transposed_the_table",
                 lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].T,
-                "pos_table[:T] is already (T, C), lined up with the last two dimensions of tok_emb, (B, T, C): add it "
-                "as it is, without .T.",
+                "your slice of the table ends in T numbers, where tok_emb's vectors have C: the positions are the "
+                "table's rows, so take its first T rows, pos_table[:T], which is already (T, C), lined up with the "
+                "last two dimensions of tok_emb, (B, T, C), and add it as it is (no .T, and not its columns, "
+                "pos_table[:, :T]).",
             ),
             Mistake(
                 "no_positions",

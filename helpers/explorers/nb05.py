@@ -108,6 +108,19 @@ EXERCISES = (
                 "(B, T, T).",
             ),
             Mistake(
+                "reshaped_for_a_transpose",
+                lambda q, k: q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]),
+                "you reshaped k (view or reshape) to swap its last two sizes: that regroups k's numbers in the order "
+                "they are stored, it does not turn rows into columns. Swap the dimensions themselves, "
+                "k.transpose(-2, -1).",
+            ),
+            Mistake(
+                "paired_positions",
+                lambda q, k: (q * k).sum(-1),
+                "each query met only the key at its own position ((q * k).sum(-1) pairs them up): every query meets "
+                "every key, q @ k.transpose(-2, -1), (…, T, T).",
+            ),
+            Mistake(
                 "transposed_q",
                 lambda q, k: q.transpose(-2, -1) @ k,
                 "your result is (B, head_size, head_size): you transposed q instead of k. The scores are (B, T, T), "
