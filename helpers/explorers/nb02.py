@@ -77,12 +77,13 @@ def _draw(scores: torch.Tensor, weights) -> None:
     n = len(scores)
     positions = [str(j) for j in range(n)]
     panels = 1 if weights is None else 2
-    fig, axes = new_figure((max(0.6 * n + 2.6, 5.5), 1.7 * panels), panels, 1, squeeze=False)
+    height = 1.7 if weights is None else 3.7  # the weights' title takes two lines
+    fig, axes = new_figure((max(0.6 * n + 2.6, 5.5), height), panels, 1, squeeze=False)
     title = "the scores you typed" if weights is not None else "the scores you typed add up to 0: no weights"
     show_wei(scores[None, :], labels=["row"], key_labels=positions, stage="raw", ax=axes[0, 0], title=title)
     if weights is not None:
         show_wei(weights[None, :], labels=["row"], key_labels=positions, stage="weights", ax=axes[1, 0],
-                 title="÷ their sum (orange: outside 0–1)")
+                 title="÷ their sum\n(orange: outside 0–1)")
     for ax in axes[:, 0]:
         ax.set(xlabel="position looked at", ylabel="")
     fig.tight_layout()
