@@ -1102,7 +1102,8 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     parts = {lr: pre_activation_parts(model, dead, chunks) for lr, model in ((1e-2, stuck), (3e-3, learned))}
     why = "; ".join(f"at {lr:g}, block {dead + 1}'s mean pre-activation {p['mean']:.2f} = its bias's mean "
                     f"{p['bias']:+.2f} + mean row · mean input {p['row_input']:+.2f}, {p['against']} of 128 rows "
-                    f"against the mean input (cosine {p['cosine']:+.2f}), the mean input {p['length']:.1f} long"
+                    f"against the mean input (cosine {p['cosine']:+.2f}), the mean input {p['length']:.1f} long, the "
+                    f"mean row {p['row_length']:.2f}"
                     for lr, p in parts.items())
     print(why)
     dying = parts[1e-2]
@@ -1114,7 +1115,7 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
 def pre_activation_parts(model, block: int, chunks) -> dict:
     """Block `block`'s (from 0) feed-forward pre-activations over `chunks`: their mean, split exactly into the first
     Linear's mean bias and its mean row · the mean input, with the rows whose product with the mean input is below 0,
-    the cosine of the mean row and the mean input, and the mean input's length."""
+    the cosine of the mean row and the mean input, and the lengths of the mean input and of the mean row."""
     first = model.blocks[block].ffwd.net[0]
     seen = {}
     hook = first.register_forward_hook(lambda module, given, out: seen.update(h=given[0].flatten(0, -2),
@@ -1128,7 +1129,7 @@ def pre_activation_parts(model, block: int, chunks) -> dict:
     return {"mean": seen["z"].mean().item(), "bias": first.bias.detach().mean().item(),
             "row_input": (mean_row @ mean_input).item(), "against": int((first.weight.detach() @ mean_input < 0).sum()),
             "cosine": nn.functional.cosine_similarity(mean_row, mean_input, 0).item(),
-            "length": mean_input.norm().item()}
+            "length": mean_input.norm().item(), "row_length": mean_row.norm().item()}
 
 
 @pytest.mark.slow  # one training of a three-block stack, about 20 s
