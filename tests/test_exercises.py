@@ -24,6 +24,7 @@ from helpers.exercises.core import (
     LOW_PRECISION,
     NO_GRADIENT,
     ONE_SEQUENCE,
+    RANDOM,
     SHOWN_LINES,
     WHOLE_NUMBERS,
     Exercise,
@@ -1740,3 +1741,70 @@ def test_torch_tensor_of_a_list_of_tensors_is_told_to_stack_them():
 
     feedback = check("running_average", running_average)
     assert "join them with torch.stack(...)" in feedback.message, feedback.message
+
+
+# The checker's new sentences, tried on answers made to mislead them
+
+
+def test_a_leak_from_a_mean_over_time_gets_questions_and_no_sdpa_advice_when_sdpa_is_causal():
+    def attend(x, w_q, w_k, w_v):
+        x = x - x.mean(-2, keepdim=True)  # centred over the whole sequence, future included
+        return F.scaled_dot_product_attention(x @ w_q.T, x @ w_k.T, x @ w_v.T, is_causal=True, scale=1.0)
+
+    feedback = check("attend", attend)
+    assert feedback.mistake == "future_leak" and "a mean, a norm or a spread over all positions" in feedback.message
+    assert "is_causal=True." not in feedback.message, "it already passes is_causal=True"
+
+
+def test_sdpa_named_in_a_comment_only_gets_no_sdpa_advice():
+    def attend(x, w_q, w_k, w_v):  # like F.scaled_dot_product_attention(q, k, v, attn_mask=...), written out
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        return F.softmax(q @ k.transpose(-2, -1), dim=-1) @ v  # no mask at all
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and "attn_mask" not in feedback.message, feedback.message
+
+
+def test_a_source_that_no_longer_parses_still_gets_one_sentence(monkeypatch):
+    import tokenize
+
+    import helpers.exercises.core as core
+
+    def unreadable(fn):
+        raise tokenize.TokenError("EOF in multi-line statement", (1, 0))
+
+    monkeypatch.setattr(core.inspect, "getsource", unreadable)
+    feedback = check("attend", lambda x, w_q, w_k, w_v: F.scaled_dot_product_attention(
+        x @ w_q.T, x @ w_k.T, x @ w_v.T, attn_mask=torch.tril(torch.ones(x.shape[-2], x.shape[-2])), scale=1.0))
+    assert feedback.passed is False and "could not judge" not in feedback.message, feedback.message
+
+
+def test_a_rare_dropout_is_never_told_it_lets_the_future_in():
+    def attend(x, w_q, w_k, w_v):
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        wei = (q @ k.transpose(-2, -1)).masked_fill(torch.ones(x.shape[-2], x.shape[-2]).tril() == 0, float("-inf"))
+        return F.dropout(F.softmax(wei, dim=-1), p=0.01) @ v  # training=True by default: random
+
+    for seed in range(20):
+        torch.manual_seed(seed)
+        feedback = check("attend", attend)
+        assert feedback.mistake != "future_leak", (seed, feedback.message)
+        assert feedback.mistake == RANDOM or "dropout" in feedback.message, (seed, feedback.message)
+
+
+def test_a_size_clash_found_after_a_square_case_keeps_its_hint_not_hard_coded():
+    def standardise_rows(x):  # the row count where the column count belongs: right for a square input only
+        mean = x.mean(-1).expand(x.shape[0], -1).T
+        var = x.var(-1, unbiased=False).expand(x.shape[0], -1).T
+        return (x - mean) / torch.sqrt(var + 1e-5)
+
+    feedback = check("standardise_rows", standardise_rows)
+    assert feedback.passed is False and feedback.mistake != HARD_CODED, feedback.message
+
+
+def test_a_scale_from_the_number_of_positions_less_one_fails():
+    def multi_head(x, wq, wk, wv, proj):  # T − 1 is never the head size in multi_head's cases
+        return proj(torch.cat(right_heads(x, wq, wk, wv, x.shape[-2] - 1), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and "not from T" in feedback.message, feedback.message

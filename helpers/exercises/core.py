@@ -223,7 +223,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
-        first = named_after_right_cases(exercise, number, first, shapes)
+        first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
@@ -340,15 +340,18 @@ def with_position_changed(inputs: tuple, at: int) -> tuple:
 def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
     """Which positions of `fn`'s result (a bool per position, over the last but one dimension) change when only
     position `at` of the first input changes; None when that cannot be asked (the first input is no sequence of
-    positions, the result is not one of the same length, or `fn` raises)."""
+    positions, the result is not one of the same length, `fn` raises, or it gives two results for the same input)."""
     x = inputs[0]
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
         return None
     try:
-        before, after = fn(*fresh(inputs)), fn(*with_position_changed(inputs, at))
+        before, again, after = fn(*fresh(inputs)), fn(*fresh(inputs)), fn(*with_position_changed(inputs, at))
     except (Exception, SystemExit):
         return None
-    if not all(isinstance(t, torch.Tensor) and t.dim() >= 2 and t.shape == before.shape for t in (before, after)):
+    if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) and t.dim() >= 2 and t.shape == before.shape
+               for t in (before, again, after)):
+        return None
+    if not close(as_float(before), as_float(again), atol):  # a random answer: no change can be told from its noise
         return None
     if before.shape[-2] != x.shape[-2]:
         return None
@@ -369,38 +372,55 @@ def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
 
 
 def future_leak_words(exercise: Exercise, fn, label: str) -> str:
-    """The sentence for a result that reads the future, with advice for the steps `fn`'s source shows it took."""
-    try:
-        source = inspect.getsource(fn)
-    except (OSError, TypeError):
-        source = ""
+    """The sentence for a result that reads the future: the usual causes as questions, and what
+    F.scaled_dot_product_attention does with a mask when `fn`'s code calls it with one (and without is_causal=True)."""
     first = reference_parameters(exercise, 1)[0]
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
-             "earlier positions, yet position t may read positions 0…t alone.")
-    if "scaled_dot_product_attention" in source:
-        return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores, so a mask of 0s and 1s "
-                        "only nudges them, and reads a boolean one as True where a position may look: give it "
-                        "is_causal=True instead.")
-    if "softmax" in source:
-        return words + (" Set the scores above the diagonal to float('-inf') before the softmax: anything finite "
-                        "there, a 0 for one, still leaves the future a share of the weight (e⁰ = 1).")
+             "earlier positions, yet position t may read positions 0…t alone. Is the future masked with "
+             "float('-inf') before a softmax that runs along each row (dim=-1), and are the weights used as they are "
+             "(wei @ v, not transposed)? Does a step take a mean, a norm or a spread over all positions, or reshape "
+             "the batch into one long sequence?")
+    if sdpa_given_a_mask(fn):
+        words += (" And F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s only "
+                  "nudges them) and reads a boolean one as True where a position may look: give it is_causal=True.")
     return words
 
 
-def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, shapes: list) -> Feedback:
-    """A named mistake that case `number` matched, after every earlier case was right. If that mistake would have been
-    wrong on an earlier case of as many dimensions too, the learner did not make it: their answer follows the size of
-    some inputs only (a size typed in that happens to fit the later case's mistake, say). Else the hint stands, naming
-    the sizes that were right (a batch's extra dimension turns dim=1 into another dimension, and so the mistake)."""
+def sdpa_given_a_mask(fn) -> bool:
+    """Whether `fn`'s code (not its comments) calls scaled_dot_product_attention with an attn_mask and without
+    is_causal=True; False when its source cannot be read or parsed."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except Exception:  # no source (exec, a built-in), or a file edited since into something that does not parse
+        return False
+    for node in ast.walk(tree):
+        name = getattr(node.func, "attr", getattr(node.func, "id", "")) if isinstance(node, ast.Call) else ""
+        if name == "scaled_dot_product_attention":
+            given = {k.arg: k.value for k in node.keywords}
+            causal = isinstance(given.get("is_causal"), ast.Constant) and given["is_causal"].value is True
+            if ("attn_mask" in given or len(node.args) > 3) and not causal:
+                return True
+    return False
+
+
+def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, shapes: list,
+                            raised: bool = False) -> Feedback:
+    """A named mistake that case `number` matched, after every earlier case was right. If that mistake's result would
+    have been wrong on an earlier case of as many dimensions too, the learner did not make it: their answer follows
+    the size of some inputs only (a size typed in that happens to fit the later case's mistake, say). Else, and for a
+    size clash (`raised`: sizes read from the wrong dimension clash only when the two differ), the hint stands,
+    naming the sizes that were right (a batch's extra dimension turns dim=1 into another dimension, and so the
+    mistake)."""
     named = [m for m in exercise.mistakes if m.name == verdict.mistake]
     alike = all(dimensions(exercise.cases[k]) == dimensions(exercise.cases[number]) for k in range(number))
-    if alike and not any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in range(number)) for m in named):
+    fits_before = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in range(number)) for m in named)
+    if alike and not raised and not fits_before:
         return hard_coded(exercise, number, shapes)
     return Feedback(False, after_right_cases(exercise, number, verdict.message), verdict.mistake)
 
 
 def after_right_cases(exercise: Exercise, number: int, message: str) -> str:
-    """`message`, about case `number`, led by the sizes that were right: "for a (3, 5, 12) input (a (2, 7, 24) input
+    """`message`, about case `number`, led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10, 24) input
     was right), …"."""
     right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
     were = "was" if number == 1 else "were"
@@ -457,14 +477,18 @@ def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
     return len(answers) > 1 and any(len(shape) == len(shapes[0]) for shape in answers)
 
 
-def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float) -> bool:
-    """Whether `fn`, called once more on fresh copies of `inputs`, gives something other than `got`."""
-    try:
-        again = fn(*fresh(inputs))
-    except (Exception, SystemExit):
-        return False
-    return (isinstance(again, torch.Tensor) and not not_a_tensor_like(again) and again.shape == got.shape
-            and not close(as_float(again), as_float(got), atol))
+def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float, calls: int = 8) -> bool:
+    """Whether `fn`, called up to `calls` times more on fresh copies of `inputs`, gives something other than `got`
+    (a dropout of 1 % leaves most calls' numbers of a small case alone)."""
+    for _ in range(calls):
+        try:
+            again = fn(*fresh(inputs))
+        except (Exception, SystemExit):
+            return False
+        if (isinstance(again, torch.Tensor) and not not_a_tensor_like(again) and again.shape == got.shape
+                and not close(as_float(again), as_float(got), atol)):
+            return True
+    return False
 
 
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
@@ -833,7 +857,7 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -
     factor = scaled_by(got, expected)
     if factor is not None:
         return (f"every entry is {fmt(factor)} times the reference's: your steps are right, but something scales the "
-                "result (a factor, or a division left in or out).")
+                "result (a factor, a division left in or out, or a dropout, which divides what it keeps by 1 − p).")
     yours, reference = fmt_apart(got[index], expected[index])
     gaps = (got - expected).abs().nan_to_num(0.0)
     largest = first_index(gaps == gaps.max())

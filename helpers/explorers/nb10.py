@@ -75,9 +75,9 @@ def _explain_heads(got, expected, inputs, atol) -> str | None:
     for name, scale in TYPED_SCALES:
         typed = _right(x, wq, wk, wv, proj, scale=scale)
         if got.shape == typed.shape and close(got, as_float(typed), atol):
-            return (f"your scores are scaled by {name}, a number that does not follow the input: here each head is "
-                    f"{wq.shape[-1]} wide, so the scale is {wq.shape[-1]} ** -0.5. Take the head size from the input, "
-                    "head_size = wq.shape[-1], instead of typing it in.")
+            return (f"your scores are scaled by {name}, but each head here is {wq.shape[-1]} wide, so the scale is "
+                    f"{wq.shape[-1]} ** -0.5: take the head size from the weights, head_size = wq.shape[-1] (not from "
+                    "T, the batch, or a number typed in).")
     for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
         if list(heads) == list(range(n_head)):
             continue
@@ -103,8 +103,9 @@ EXERCISES = (
     Exercise(
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
-        # head_size 6 and 4, never √C or n_head, nor T: a slip that swaps or drops a transpose changes the shape
-        cases=(_case(10, (2, 7, 24), 4), _case(11, (3, 5, 12), 3)),
+        # head_size 6 and 4, never √C, n_head, T or T − 1, nor 8 (the lesson's head size): a slip that swaps or drops
+        # a transpose changes the shape, and a scale taken from the wrong size is wrong
+        cases=(_case(10, (2, 10, 24), 4), _case(11, (3, 6, 12), 3)),
         explain=_explain_heads,
         mistakes=(
             Mistake(
