@@ -319,8 +319,9 @@ def layer_norm(x: torch.Tensor) -> torch.Tensor:
 
 
 KEEPDIM_HINT = (
-    "your result has the right shape but the wrong numbers: mean(-1) and var(-1) without keepdim=True "
-    "have shape (4,), which lines up with the columns, not the rows. Keep the dimension: keepdim=True."
+    "mean(-1) and var(-1) without keepdim=True have shape (N,), one number per row, which lines up with the columns, "
+    "not the rows: on a square input that gives wrong numbers without an error, on any other a size clash. Keep the "
+    "dimension: keepdim=True."
 )
 
 
