@@ -72,11 +72,10 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 # ---- Your turn: add the position embedding to the token embedding ----------------------------------------------------
 
 
-# (tok_emb, pos_table) pairs: the table has more rows (block_size) than the chunk has positions, but not twice as many,
-# and C is not T ± 1, so that each slip of the slice gives a result (or a size clash) of its own.
-# Token embeddings (B, T, C) and a position table (block_size, C), two of each. C stays far from T, and the table's
-# rows from C, so that slips with different causes (a slice one row too long, C rows, the table's .T) raise different
-# size clashes, which is how a raising mistake is recognised (the table's .T and its columns clash alike).
+# (tok_emb, pos_table) pairs: token embeddings (B, T, C) and a table with more rows (block_size) than the chunk has
+# positions. C stays far from T, and the table's rows from C, so that each slip of the slice gives a result of its own,
+# and slips with different causes (a slice one row off, C rows, the table's .T) raise different size clashes, which is
+# how a raising mistake is recognised (the table's .T and its columns clash alike, and share a hint).
 _DRAWN = seeded_randn(4, (2, 4, 7), (10, 7), (3, 7, 3), (11, 3))
 
 EXERCISES = (

@@ -69,7 +69,7 @@ TYPED_SCALES = [(f"1/√{n}", n**-0.5) for n in range(1, 65)] + [(f"1/{n}", 1 / 
 
 def _explain_heads(got, expected, inputs, atol) -> str | None:
     """Words for heads that are each right but side by side in another order, that all use one head's weights, or
-    whose scores are scaled by a number typed in (one that does not follow the head size)."""
+    whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or read elsewhere)."""
     x, wq, wk, wv, proj = inputs
     n_head = len(wq)
     for name, scale in TYPED_SCALES:
