@@ -563,7 +563,8 @@ MIN_EDGE_WIDTH = 0.8  # points: the faintest arrow drawn stays visible
 
 
 def graph_edges(wei, per_row=None) -> list[tuple[int, int, float]]:
-    """The arrows (t, s, weight) to draw for a (T, T) `wei`: every non-zero weight, or each row's `per_row` largest.
+    """The arrows (t, s, weight) to draw for a (T, T) `wei`: every non-zero weight, or each row's `per_row` largest
+    (with every weight that ties the last of them: a graph must not pick one of two equal weights as the stronger).
 
     A weight of exactly 0 is never an arrow, so masked cells never are.
     """
@@ -575,7 +576,8 @@ def graph_edges(wei, per_row=None) -> list[tuple[int, int, float]]:
     T = w.shape[0]
     edges = []
     for t in range(T):  # t: the position reading (query)
-        sources = range(T) if per_row is None else sorted(w[t].topk(min(per_row, T)).indices.tolist())
+        least = None if per_row is None else w[t].topk(min(per_row, T)).values[-1]  # the weakest arrow kept
+        sources = range(T) if least is None else (w[t] >= least * (1 - 1e-6)).nonzero().flatten().tolist()
         edges += [(t, s, float(w[t, s])) for s in sources if w[t, s] > 0]
     return edges
 

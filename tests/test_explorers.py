@@ -25,7 +25,7 @@ from helpers.blocks import TransformerModel
 from helpers.data import encode
 from helpers.examples import similarity_blend, similarity_weights
 from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11, notebook_modules
-from helpers.plots import MAX_STAGES_WIDTH
+from helpers.plots import MAX_STAGES_WIDTH, graph_edges
 from tests.figure_texts import figure_texts
 from tools.notebooks import NOTEBOOK_DIR, notebook_paths
 
@@ -543,3 +543,35 @@ def test_explorers_redraw_from_real_controls(shown_figures, live_explorers):
                        nb08.explore_mask("you", causal=False)["wei"])
     word.value = "th#"  # bad input: one sentence, no picture, no exception
     assert len(shown_figures) == 7
+
+
+# --- inputs people type, from a review that called every explorer 347 times ------------------------------------------
+
+
+def test_the_graph_draws_every_arrow_that_ties_for_strongest():
+    shown = nb08.explore_mask("zzzzzzzz", causal=False)  # eight equal characters: every weight 1/8
+    assert shown["drawn"] == 64, "no one of eight equal weights is the strongest"
+    assert len(graph_edges(torch.tensor([[0.5, 0.5], [0.2, 0.8]]), per_row=1)) == 3
+
+
+def test_scores_whose_sum_is_too_small_for_float32_are_refused_not_drawn(capsys):
+    assert nb02.explore_divide_by_sum("1, -1, 1e-40") is None
+    assert "so close to 0 that dividing by it overflows" in capsys.readouterr().out
+
+
+def test_exps_too_small_for_two_decimals_are_printed_in_powers_of_ten(capsys):
+    nb03.explore_masked_softmax("-6, -6, -6", 2)
+    out = capsys.readouterr().out
+    assert "0.00" not in out.split("② exp:")[1].split("\n")[0], out  # e^−6 is not 0
+
+
+def test_a_row_with_no_future_is_not_described_as_masked(shown_figures):
+    nb03.explore_masked_softmax("2, -1, 3, 5", 3)
+    described = shown_figures[-1].get_label()
+    assert "nothing to mask" in described and "minus infinity" not in described, described
+
+
+def test_the_same_word_twice_is_not_blamed_on_order(capsys):
+    nb01.explore_bag_of_words("dogs", "dogs")
+    out = capsys.readouterr().out
+    assert "The two words are the same" in out and "cannot see their order" not in out

@@ -21,6 +21,7 @@ from helpers.explorers.core import (
     SIGNS,
     check_position,
     explore,
+    fmt_number,
     fmt_row,
     link_range,
     live_frontend,
@@ -112,7 +113,9 @@ def test_parse_numbers_accepts_the_largest_float32_values():
         ("1, nan", "Score 1, 'nan', is not a number"),
         ("1,,2", "Score 1 is empty: remove the extra comma"),
         ("1, 2,", "Score 2 is empty: remove the extra comma"),
-        ("inf, 1", "Score 0, 'inf', is too large"),
+        ("inf, 1", "Score 0, 'inf', is infinite: type finite scores"),
+        ("1, −∞", "is infinite: type finite scores"),  # the explorers' own way of printing a masked score
+        ("2, - 1", "Score 1, '- 1', is not a number: leave out the space after the sign"),
         ("1, -1e39", "Score 1, '-1e39', is too large"),
         ("1, 2, 3, 4", "There are 4 scores: give at most 3, so every value fits on the picture."),
     ],
@@ -396,3 +399,13 @@ def test_show_labels_the_figure_and_displays_the_figure_itself(shown_figures):
     figure, _ = new_figure((4, 3))
     show(figure, "An empty test picture.")
     assert shown_figures == [figure] and figure.get_label() == "An empty test picture."
+
+
+@pytest.mark.parametrize("text", ["2, –1, 3", "2, ‐1, 3", "[2, −1, 3]", "(2, -1, 3)", " [2,-1,3] "])
+def test_parse_numbers_reads_a_row_typed_with_a_dash_or_copied_with_its_brackets(text):
+    assert parse_numbers(text, EXAMPLE, 3) == ([2.0, -1.0, 3.0], None)
+
+
+def test_fmt_number_never_prints_minus_zero_and_shows_tiny_values_when_asked():
+    assert fmt_number(-0.0) == fmt_number(-1e-3) == "0.00"
+    assert fmt_number(2e-3, tiny=True) == "2.00e-03" and fmt_number(0.0, tiny=True) == "0.00"

@@ -16,6 +16,7 @@ including an explorer's half-drawn one. A figure pyplot does not know of is out 
 
 import math
 import os
+import re
 
 import torch
 from matplotlib.figure import Figure
@@ -25,6 +26,13 @@ from ..words import counted
 
 # Explorers compute in float32: a number beyond this is infinite there, and softmax of it is nan.
 FLOAT32_MAX = torch.finfo(torch.float32).max
+MINUS_LOOKALIKES = "−–‐‑"  # minus sign, en dash, hyphen, non-breaking hyphen: typed for "-"
+LOOKALIKES = {  # characters that look like one of tiny Shakespeare's, and what to type instead
+    "\u00a0": "a non-breaking space, which looks like a space: type an ordinary space",
+    "’": "a curly apostrophe: type the straight one, '",
+    "‘": "a curly quote: type the straight apostrophe, '",
+    "\t": "a tab: type an ordinary space",
+}
 # The characters besides letters and whitespace that a typed word may contain, for the error message.
 SIGNS = " ".join(ch for ch in CHARS if not ch.isalpha() and not ch.isspace())
 
@@ -44,16 +52,20 @@ def explorer(refuses):
     return declare
 
 
-def fmt_row(values) -> str:
-    """A row of numbers as the explorers print it: two decimals, ±∞ written out."""
-    return "[" + ", ".join(fmt_number(v) for v in torch.as_tensor(values).tolist()) + "]"
+def fmt_row(values, tiny: bool = False) -> str:
+    """A row of numbers as the explorers print it: two decimals, ±∞ written out (`tiny`: see fmt_number)."""
+    return "[" + ", ".join(fmt_number(v, tiny) for v in torch.as_tensor(values).tolist()) + "]"
 
 
-def fmt_number(v: float) -> str:
-    """Two decimals; powers of ten for huge values (a score may be up to 3.4e38)."""
+def fmt_number(v: float, tiny: bool = False) -> str:
+    """Two decimals, never "-0.00"; powers of ten for huge values (a score may be up to 3.4e38) and, with `tiny`, for
+    values that are not 0 but would print as 0.00 (so that only an exact 0 reads 0.00)."""
     if math.isinf(v):
         return "−∞" if v < 0 else "∞"
-    return f"{v:.2f}" if abs(v) < 1e6 else f"{v:.2e}"
+    if abs(v) >= 1e6 or (tiny and 0 < abs(v) < 0.005):
+        return f"{v:.2e}"
+    text = f"{v:.2f}"
+    return text[1:] if text == "-0.00" else text
 
 
 def quote(value, at: int = 0) -> str:
@@ -80,8 +92,13 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
     """
     if not isinstance(text, str) or not text.strip():
         return None, f"There are no {what}s: type numbers separated by commas, e.g. {example}."
+    for sign in MINUS_LOOKALIKES:  # the prose's minus, and the dashes autocorrect makes of a typed one
+        text = text.replace(sign, "-")
+    text = text.replace("∞", "inf").strip()
+    if text[:1] in "[(" and text[-1:] in "])":  # a row copied as the prose writes it, [2, −1, 3]
+        text = text.replace("[", "").replace("]", "").replace("(", "").replace(")", "")
     values = []
-    for position, piece in enumerate(p.strip() for p in text.replace("−", "-").split(",")):
+    for position, piece in enumerate(p.strip() for p in text.split(",")):
         if not piece:
             return None, f"{what.capitalize()} {position} is empty: remove the extra comma, e.g. {example}."
         try:
@@ -90,8 +107,13 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
             value = math.nan
         if math.isnan(value):
             several = len(piece.replace(";", " ").split()) > 1
-            fix = "separate the numbers with commas" if several else "type digits"
+            fix = ("leave out the space after the sign" if re.fullmatch(r"[+-]\s+[\d.].*", piece)
+                   else "separate the numbers with commas (or, for one number, leave out the space)" if several
+                   else "type digits")
             return None, f"{what.capitalize()} {position}, {quote(piece)}, is not a number: {fix}, e.g. {example}."
+        if math.isinf(value) and "inf" in piece.lower():
+            return None, (f"{what.capitalize()} {position}, {quote(piece)}, is infinite: type finite {what}s, between "
+                          "-3.4e38 and 3.4e38.")
         if abs(value) > FLOAT32_MAX:
             return None, (
                 f"{what.capitalize()} {position}, {quote(piece)}, is too large to compute with (float32 overflows): "
@@ -119,6 +141,7 @@ def parse_word(word, max_len: int, what: str = "word", example: str = "hou",
     if unknown:
         i, ch = unknown[0]
         allowed = (f"this example only knows the letters {', '.join(alphabet)}: type only those" if alphabet
+                   else f"it is {LOOKALIKES[ch]}" if ch in LOOKALIKES
                    else f"tiny Shakespeare never uses it: type letters, spaces and {SIGNS} only")
         return None, f"The {what} {quote(word, i)} has {ch!r} at position {i}, but {allowed}, e.g. {example!r}."
     return [STOI[ch] for ch in word], None

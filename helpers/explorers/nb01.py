@@ -80,6 +80,10 @@ def _print_averages(words, averages, same) -> None:
         print("Type a second word (an anagram such as 'gods' for 'dogs') to compare the averages.")
         return
     identical = same.nonzero().flatten().tolist()
+    if words[0] == words[1]:
+        print("The two words are the same, so every average is too: type an anagram (such as 'gods' for 'dogs') to "
+              "see order forgotten.")
+        return
     order_lost = [t for t in identical if sorted(words[0][: t + 1]) == sorted(words[1][: t + 1])]
     by_chance = [t for t in identical if t not in order_lost]
     if order_lost:

@@ -40,7 +40,7 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     total = float(scores.sum())
     on_paper = sum(Decimal(repr(v)) for v in values)  # 0.1 + 0.2 - 0.3 is 0 here, 5.6e-17 in float64
     weights = scores / total if on_paper != 0 else None
-    if weights is not None and not torch.isfinite(weights).all():
+    if weights is not None and not torch.isfinite(weights.float()).all():  # drawn in float32, like every explorer
         return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
                       "make their sum further from 0.")
     problems = []

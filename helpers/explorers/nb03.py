@@ -9,7 +9,17 @@ from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by
 from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights
 from ..plots import show_wei, symmetric_bound
-from .core import check_position, explorer, fmt_row, link_range, new_figure, parse_numbers, report, show
+from .core import (
+    check_position,
+    explorer,
+    fmt_number,
+    fmt_row,
+    link_range,
+    new_figure,
+    parse_numbers,
+    report,
+    show,
+)
 
 EXAMPLE = "2, -1, 3, 5"
 MAX_SCORES = 12  # show_wei writes every value up to this width
@@ -64,14 +74,14 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
         shifted = (masked - masked.max()).exp()
         print("② exp:              overflows (a score above about 88 gives e^score > the largest float32);"
               if overflows else
-              f"② exp:              {fmt_row(exps)}, too small for two decimals (every visible score is "
+              f"② exp:              {fmt_row(exps, tiny=True)}, too small for two decimals (every visible score is "
               "below about −5);")
-        print(f"   exp(score − max): {fmt_row(shifted)}   (shifting every score changes no weight)")
-        print(f"③ sum:              {float(shifted.sum()):.2f}   (of the shifted exps)")
+        print(f"   exp(score − max): {fmt_row(shifted, tiny=True)}   (shifting every score changes no weight)")
+        print(f"③ sum:              {fmt_number(float(shifted.sum()), tiny=True)}   (of the shifted exps)")
     else:
-        print(f"② exp:              {fmt_row(exps)}")
-        print(f"③ sum:              {float(exps.sum()):.2f}")
-    print(f"④ weights:          {fmt_row(weights)}   sum {float(weights.sum()):.2f}")
+        print(f"② exp:              {fmt_row(exps, tiny=True)}")
+        print(f"③ sum:              {fmt_number(float(exps.sum()), tiny=True)}")
+    print(f"④ weights:          {fmt_row(weights, tiny=True)}   sum {float(weights.sum()):.2f}")
     if last:
         print("   nothing is masked: `now` is the last position, so every score counts")
     else:
@@ -101,8 +111,9 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
         ax.set(xlabel="", ylabel="")
     axes[-1].set_xlabel("position looked at")
     fig.tight_layout()
-    show(fig, f"Three one-row heatmaps of the scores {fmt_row(raw)} seen from position {now}: raw, with the "
-              f"future set to minus infinity (hatched), and the softmax weights {fmt_row(weights)}.")
+    middle = "with the future set to minus infinity (hatched)" if now < n - 1 else "with nothing to mask (no future)"
+    show(fig, f"Three one-row heatmaps of the scores {fmt_row(raw)} seen from position {now}: raw, {middle}, and the "
+              f"softmax weights {fmt_row(weights)}.")
 
 
 # ---- Your turn: masked softmax weights, and standardising by row (LayerNorm by hand) ---------------------------------

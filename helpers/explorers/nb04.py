@@ -6,7 +6,7 @@ import torch
 from ..data import VOCAB_SIZE
 from ..examples import similarity_weights
 from ..exercises import Exercise, Mistake
-from ..plots import show_wei
+from ..plots import char_label, show_wei
 from .core import explorer, fmt_row, new_figure, parse_word, report, seeded_randn, show
 
 BLOCK_SIZE = 8  # positions 0…7 have a row in the position table
@@ -60,8 +60,9 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
         for ax, word, output, wei in zip(row, words, outputs, weights, strict=True):
             print(f"    {word!r:>10} → {fmt_row(output)}")
             # the last position's weights over the word, as a one-row heatmap with every weight in its cell
-            show_wei(wei[-1:], labels=[f"{len(word) - 1} {word[-1]}"], key_labels=list(word), stage="weights", ax=ax,
-                     causal=False, title=f"{word!r}: {short}", colour_bar=False)
+            last = f"{len(word) - 1} {char_label(word[-1])}"  # as show_wei labels the columns
+            show_wei(wei[-1:], labels=[last], key_labels=list(word), stage="weights", ax=ax, causal=False,
+                     title=f"{word!r}: {short}", colour_bar=False)
             ax.set(xlabel="", ylabel="")
     fig.tight_layout(h_pad=1.5)  # room between the top panels and the titles below them
     show(fig, f"The last position's output for {first!r} and {second!r} is {' and '.join(verdicts)}. "
