@@ -575,3 +575,8 @@ def test_the_same_word_twice_is_not_blamed_on_order(capsys):
     nb01.explore_bag_of_words("dogs", "dogs")
     out = capsys.readouterr().out
     assert "The two words are the same" in out and "cannot see their order" not in out
+
+
+def test_scores_too_small_for_two_decimals_are_not_printed_as_0_00(capsys):
+    nb02.explore_divide_by_sum("1e-5, 1e-5")
+    assert "scores:       [1.00e-05, 1.00e-05]" in capsys.readouterr().out

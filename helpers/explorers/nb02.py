@@ -44,7 +44,7 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
         return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
                       "make their sum further from 0.")
     problems = []
-    print(f"scores:       {fmt_row(scores)}")
+    print(f"scores:       {fmt_row(scores, tiny=True)}")
     rounding = f"   (0 on paper; {total:g} is float rounding)" if total and not on_paper else ""
     print(f"sum:          {total:g}{rounding}")
     if weights is None:
@@ -53,7 +53,7 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
             "(not-a-number), and every output blended from these weights would be garbage."
         )
     else:
-        print(f"÷ sum:        {fmt_row(weights)}   (these do add up to 1)")
+        print(f"÷ sum:        {fmt_row(weights, tiny=True)}   (these do add up to 1)")
         for position in (weights < 0).nonzero().flatten().tolist():
             problems.append(
                 f"The weight at position {position} is {fmt_number(weights[position])}: negative. A blend would "
