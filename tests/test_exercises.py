@@ -1652,17 +1652,14 @@ def test_an_attention_mask_that_only_nudges_the_scores_is_told_the_future_gets_i
     assert "is_causal=True" in feedback.message, feedback.message
 
 
-def test_a_running_average_that_reads_the_next_position_is_told_the_future_gets_in_without_softmax_advice():
-    def running_average(x):  # position t averages 0…t and, where there is one, t + 1 at half weight
-        out = torch.zeros_like(x)
-        for t in range(x.shape[-2]):
-            out[t] = x[: t + 1].mean(0) + (0.5 * x[t + 1] if t + 1 < x.shape[-2] else 0)
-        return out
+def test_a_block_that_reads_a_mean_over_time_is_told_the_future_gets_in_without_mask_questions():
+    def block_forward(x, ln1, heads, ln2, ffwd):  # the heads are given, masked: the leak is the mean over positions
+        x = x + heads(ln1(x))
+        return x + ffwd(ln2(x)) + 0.1 * x.mean(-2, keepdim=True)
 
-    feedback = check("running_average", running_average)
-    assert feedback.passed is False, feedback.message
-    if feedback.mistake == "future_leak":  # a named mistake of notebook 01 may say it first, in its own words
-        assert "softmax" not in feedback.message and "scaled_dot_product" not in feedback.message, feedback.message
+    feedback = check("block_forward", block_forward)
+    assert feedback.mistake == "future_leak" and "a mean, a norm or a spread" in feedback.message, feedback.message
+    assert "softmax" not in feedback.message and "scaled_dot_product" not in feedback.message, feedback.message
 
 
 def test_an_answer_that_mixes_no_positions_is_never_told_the_future_gets_in():
@@ -1712,7 +1709,18 @@ def test_an_eps_far_below_1e_5_is_named_by_the_row_of_tiny_spread():
 
 def test_weights_zeroed_after_the_softmax_are_told_so_not_to_normalise_by_row():
     feedback = check("masked_softmax_weights", lambda scores: F.softmax(scores.tril(), dim=-1).tril())
-    assert "set to 0 after the softmax" in feedback.message and "normalise by row" not in feedback.message
+    assert "setting the future to 0 after the softmax" in feedback.message, feedback.message
+    assert "normalise by row" not in feedback.message, feedback.message
+
+
+def test_weights_whose_rows_are_out_of_proportion_are_not_told_the_future_was_zeroed():
+    def masked_softmax_weights(scores):  # each row's past scaled unevenly: no softmax's, zeroed or not
+        T = scores.shape[-1]
+        wei = F.softmax(scores.masked_fill(torch.ones(T, T).triu(1).bool(), float("-inf")), dim=-1)
+        return wei * torch.linspace(0.5, 0.9, T)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and "after the softmax" not in feedback.message, feedback.message
 
 
 def test_averaging_weights_that_leave_out_the_diagonal_are_told_a_position_sees_itself():

@@ -580,3 +580,8 @@ def test_the_same_word_twice_is_not_blamed_on_order(capsys):
 def test_scores_too_small_for_two_decimals_are_not_printed_as_0_00(capsys):
     nb02.explore_divide_by_sum("1e-5, 1e-5")
     assert "scores:       [1.00e-05, 1.00e-05]" in capsys.readouterr().out
+
+
+def test_a_tiny_negative_weight_is_printed_with_its_sign(capsys):
+    nb02.explore_divide_by_sum("1, -0.001, 1")
+    assert "The weight at position 1 is -5.00e-04: negative." in capsys.readouterr().out

@@ -322,9 +322,10 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
 def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
     """Whether `verdict` on the tensor `got` is only the generic sentence, the first entry that differs (no shape, no
     cause of its own), which a cause found otherwise may replace."""
-    if got is None or got.shape != answer(exercise, inputs).shape:
+    expected = answer(exercise, inputs)
+    if got is None or got.shape != expected.shape:
         return False
-    return verdict.message == explain_difference(as_float(got), answer(exercise, inputs), exercise.atol)
+    return verdict.message == explain_difference(as_float(got), expected, exercise.atol)
 
 
 def with_position_changed(inputs: tuple, at: int) -> tuple:
@@ -372,28 +373,42 @@ def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
 
 
 def future_leak_words(exercise: Exercise, fn, label: str) -> str:
-    """The sentence for a result that reads the future: the usual causes as questions, and what
-    F.scaled_dot_product_attention does with a mask when `fn`'s code calls it with one (and without is_causal=True)."""
+    """The sentence for a result that reads the future, and the usual causes as questions: about the mask and the
+    weights only when `fn`'s code calls a softmax, about F.scaled_dot_product_attention's mask only when it passes one
+    (without is_causal=True)."""
     first = reference_parameters(exercise, 1)[0]
+    tree = parsed_source(fn)
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
-             "earlier positions, yet position t may read positions 0…t alone. Is the future masked with "
-             "float('-inf') before a softmax that runs along each row (dim=-1), and are the weights used as they are "
-             "(wei @ v, not transposed)? Does a step take a mean, a norm or a spread over all positions, or reshape "
-             "the batch into one long sequence?")
-    if sdpa_given_a_mask(fn):
+             "earlier positions, yet position t may read positions 0…t alone.")
+    if calls(tree) & {"softmax", "scaled_dot_product_attention"}:
+        words += (" Is the future masked with float('-inf') before a softmax that runs along each row (dim=-1), and "
+                  "are the weights used as they are (wei @ v, not transposed)?")
+    words += (" Does a step take a mean, a norm or a spread over all positions, read a slice that reaches past t, or "
+              "reshape the batch into one long sequence?")
+    if sdpa_given_a_mask(tree):
         words += (" And F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s only "
                   "nudges them) and reads a boolean one as True where a position may look: give it is_causal=True.")
     return words
 
 
-def sdpa_given_a_mask(fn) -> bool:
-    """Whether `fn`'s code (not its comments) calls scaled_dot_product_attention with an attn_mask and without
-    is_causal=True; False when its source cannot be read or parsed."""
+def parsed_source(fn) -> ast.AST | None:
+    """`fn`'s source as a syntax tree, or None when it cannot be read or parsed (exec, a built-in, or a file edited
+    since into something that does not parse)."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except Exception:  # no source (exec, a built-in), or a file edited since into something that does not parse
-        return False
-    for node in ast.walk(tree):
+        return ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except Exception:
+        return None
+
+
+def calls(tree: ast.AST | None) -> set[str]:
+    """The names of the functions and methods the code in `tree` calls (F.softmax and x.softmax give "softmax")."""
+    found = (node.func for node in ast.walk(tree) if isinstance(node, ast.Call)) if tree is not None else ()
+    return {getattr(func, "attr", getattr(func, "id", "")) for func in found}
+
+
+def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
+    """Whether the code in `tree` calls scaled_dot_product_attention with an attn_mask and without is_causal=True."""
+    for node in ast.walk(tree) if tree is not None else ():
         name = getattr(node.func, "attr", getattr(node.func, "id", "")) if isinstance(node, ast.Call) else ""
         if name == "scaled_dot_product_attention":
             given = {k.arg: k.value for k in node.keywords}

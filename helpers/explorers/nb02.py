@@ -56,8 +56,8 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
         print(f"÷ sum:        {fmt_row(weights, tiny=True)}   (these do add up to 1)")
         for position in (weights < 0).nonzero().flatten().tolist():
             problems.append(
-                f"The weight at position {position} is {fmt_number(weights[position])}: negative. A blend would "
-                "subtract that position's vector instead of adding a share of it."
+                f"The weight at position {position} is {fmt_number(weights[position], tiny=True)}: negative. A "
+                "blend would subtract that position's vector instead of adding a share of it."
             )
         if (weights > 1).any():
             problems.append(

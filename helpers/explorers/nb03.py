@@ -178,8 +178,8 @@ EXP_LIMITS = (-103.0, 88.0)  # in float32, e^x rounds to 0 below about −104 an
 
 
 def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
-    """A NaN row whose visible scores leave float32's range for e^x, or rows short of 1 whose future is 0 (zeroed
-    after the softmax), in words; else the shared weight hints."""
+    """A NaN row whose visible scores leave float32's range for e^x, or rows short of 1 whose past is in the right
+    proportions (the future's share taken away), in words; else the shared weight hints."""
     scores = inputs[0].double()
     visible_top = fill_future(scores, float("-inf")).max(-1).values  # each row's largest visible score
     spread = visible_top - scores.max(-1).values.clamp(min=0)  # how far below the row's top (or 0) it lies
@@ -194,13 +194,15 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
             )
     sums, future = got.sum(-1), future_mask(got.shape[-1])
     short = sums < 1 - atol
-    valid = not torch.isnan(got).any() and (got >= 0).all() and (got[future] == 0).all()
+    in_proportion = close(got, sums[:, None] * expected, atol)  # each row's past as the right one's, only smaller
+    valid = not torch.isnan(got).any() and (got[future] == 0).all() and in_proportion
     if valid and short.any() and scaled_by(got, expected) is None:
         row = first_index(short)[0]
-        return (f"row {row} sums to {fmt_apart(sums[row], 1)[0]}, less than 1, with its future at exactly 0: the "
-                "future was set to 0 after the softmax (tril() or masked_fill on the weights), which takes its share "
-                "away instead of handing it to the past. Fill the scores' future with float('-inf') before the "
-                "softmax, so that the past shares the whole row.")
+        return (f"row {row} sums to {fmt_apart(sums[row], 1)[0]}, less than 1, though its past is in the right "
+                "proportions and its future 0: the future's share was taken away instead of handed to the past, by "
+                "setting the future to 0 after the softmax (tril() or masked_fill on the weights), or by dividing by "
+                "more than the row's own sum. Fill the scores' future with float('-inf') before a softmax along each "
+                "row, so that the past shares the whole row.")
     return explain_weights(got, expected, inputs, atol)
 
 

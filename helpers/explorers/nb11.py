@@ -294,7 +294,7 @@ EXERCISES = (
                 "your feed-forward line reads ln2 of what the heads returned, not of the updated x: after "
                 "x = x + heads(ln1(x)), the feed-forward layer reads ln2 of that x, ffwd(ln2(x)).",
             ),
-            # (made in the feed-forward line alone, this slip is normalised_output below)
+            # (made in the feed-forward line alone, this slip is normalised_output above)
             *_in_either_line(
                 "normalised_after_adding", "normalises both",
                 "each line also normalises x after adding to it, ln1(x + heads(ln1(x))): the parts read a "
