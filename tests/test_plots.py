@@ -369,6 +369,17 @@ def test_minus_infinity_stands_on_a_white_box_over_the_hatching():
     assert all(t.get_bbox_patch() is None for t in ax.texts if t.get_text() != "−∞")
 
 
+@pytest.mark.parametrize(
+    "value, text",
+    [(0.0, "0.00"), (2.4e-6, "<.01"), (0.0049, "<.01"), (0.005, "0.01"), (0.9949, "0.99"), (0.995, ">.99"),
+     (0.99995, ">.99"), (1.0, "1.00")],
+)
+def test_only_an_exact_0_or_1_weight_reads_0_00_or_1_00(value, text):
+    # A saturated softmax (notebook 07) holds weights like 2e-6 and 0.99995: not 0 and 1, so not written as them.
+    assert cell_value_text(value, is_weights=True) == text
+    assert cell_value_text(value, is_weights=True, whole=True) in ("0", "1")  # a 0/1 mark is written whole
+
+
 def test_minus_zero_is_written_as_zero():
     assert cell_value_text(-0.04, is_weights=False) == "0.0"
     assert cell_value_text(-1.25, is_weights=False) == "−1.2"
