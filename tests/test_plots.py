@@ -380,6 +380,13 @@ def test_only_an_exact_0_or_1_weight_reads_0_00_or_1_00(value, text):
     assert cell_value_text(value, is_weights=True, whole=True) in ("0", "1")  # a 0/1 mark is written whole
 
 
+def test_a_saturated_row_shows_no_rounded_zero_or_one():
+    # softmax([0, -8, -20, 0.5]) = [0.38, 0.0001, 8e-10, 0.62] and softmax([12, 0, 0, 0]) ≈ [0.99982, 6e-6, …]
+    wei = F.softmax(torch.tensor([[0.0, -8.0, -20.0, 0.5], [12.0, 0.0, 0.0, 0.0]]), dim=-1)
+    texts = cell_texts(show_wei(wei, labels=None, key_labels="abcd", stage="softmax", causal=False))
+    assert texts == ["0.38", "<.01", "<.01", "0.62", ">.99", "<.01", "<.01", "<.01"]
+
+
 def test_minus_zero_is_written_as_zero():
     assert cell_value_text(-0.04, is_weights=False) == "0.0"
     assert cell_value_text(-1.25, is_weights=False) == "−1.2"
