@@ -16,11 +16,6 @@ def similarity_weights(x):
     return causal_softmax(x @ x.transpose(-2, -1))
 
 
-def similarity_blend(x):
-    """Each position's blend of its past, weighted by how alike the vectors are."""
-    return similarity_weights(x) @ x
-
-
 # Notebook 06: the hand-set `hou` head over five letters (nn.Linear layout: row = output channel, column = letter).
 ALPHABET = "houyt"  # h, o, u are the worked example; y and t make `you` and `thou` possible
 QUERY_WEIGHT = [[1.0, 0.0, 2.0, 0.0, 1.0], [0.0, 1.0, 0.5, 2.0, 0.0]]

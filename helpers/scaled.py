@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 from .blocks import TransformerModel
 from .data import VOCAB_SIZE, consecutive_chunks, encode, load_text, train_val_split
+from .models import count_parameters
 from .runtime import seed_everything
 from .training import model_device, train
 
@@ -53,7 +54,7 @@ def train_large(steps: int = RECIPE["steps"], seed: int = 1337, device: str = "c
     seed_everything(seed)
     train_data, val_data = train_val_split(torch.tensor(encode(load_text()), dtype=torch.long))
     model = large_model().to(device)
-    out(f"large configuration {LARGE}: {sum(p.numel() for p in model.parameters()):,} weights, on {device}")
+    out(f"large configuration {LARGE}: {count_parameters(model):,} weights, on {device}")
     recipe = {**RECIPE, "steps": steps, "eval_interval": min(RECIPE["eval_interval"], steps)}
     start = time.perf_counter()
     train(model, train_data, val_data, **recipe)

@@ -23,7 +23,7 @@ from helpers.attention import attend_qkv, causal_softmax
 from helpers.averaging import average_loop
 from helpers.blocks import TransformerModel
 from helpers.data import encode
-from helpers.examples import similarity_blend, similarity_weights
+from helpers.examples import similarity_weights
 from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11, notebook_modules
 from helpers.plots import MAX_STAGES_WIDTH, graph_edges
 from tests.figure_texts import figure_texts
@@ -356,7 +356,6 @@ def test_similarity_weights_are_causal_and_row_stochastic():
     wei = similarity_weights(x)
     torch.testing.assert_close(wei.sum(-1), torch.ones(2, 5))
     assert (wei.triu(diagonal=1) == 0).all()
-    torch.testing.assert_close(similarity_blend(x), wei @ x)
 
 
 # --- 05: scores from query and key -----------------------------------------------------------------------------------

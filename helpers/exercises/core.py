@@ -492,10 +492,10 @@ def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
     return len(answers) > 1 and any(len(shape) == len(shapes[0]) for shape in answers)
 
 
-def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float, calls: int = 8) -> bool:
-    """Whether `fn`, called up to `calls` times more on fresh copies of `inputs`, gives something other than `got`
+def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float, tries: int = 8) -> bool:
+    """Whether `fn`, called up to `tries` times more on fresh copies of `inputs`, gives something other than `got`
     (a dropout of 1 % leaves most calls' numbers of a small case alone)."""
-    for _ in range(calls):
+    for _ in range(tries):
         try:
             again = fn(*fresh(inputs))
         except (Exception, SystemExit):
@@ -651,7 +651,7 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
             "wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions counting from "
             "the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *."
         )
-    if "same device" in str(err):
+    if "same device" in text:
         return (
             " The checker hands your function CPU tensors: make new tensors on the input's device, "
             f"e.g. torch.ones(T, T, device={first_input}.device), not device=device."
@@ -828,9 +828,8 @@ def same_answer(x, expected: torch.Tensor, atol: float) -> bool:
 
 def returned_name(fn, index: int) -> str | None:
     """The expression at `index` of the tuple that `fn`'s source returns (e.g. "out" in `return out, wei`)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError, ValueError):
+    tree = parsed_source(fn)
+    if tree is None:
         return None
     outer = tree.body[0] if isinstance(tree.body[0], ast.FunctionDef) else tree
     inner = {id(node) for helper in ast.walk(outer) if helper is not outer

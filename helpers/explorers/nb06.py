@@ -147,8 +147,9 @@ def _weights(x, w_q, w_k, **slip):
     return slipped_weights(x @ w_q.T, x @ w_k.T, **slip)
 
 
-def _attend(x, w_q, w_k, w_v):
-    return _weights(x, w_q, w_k) @ (x @ w_v.T)
+def _attend(x, w_q, w_k, w_v, **slip):
+    """The reference head (no scale yet), or with one of the slips of its weights (see slipped_weights)."""
+    return _weights(x, w_q, w_k, **slip) @ (x @ w_v.T)
 
 
 def _mask_from_dim_1(x, w_q, w_k, w_v):
@@ -191,45 +192,44 @@ EXERCISES = (
             ),
             Mistake(
                 "forgot_mask",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask=None) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask=None),
                 "every position also blends in its future: mask the scores above the diagonal with float('-inf') "
                 "before the softmax" + FORGOT_MASK_CALL,
             ),
-            Mistake("masked_the_past", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask="past") @ (x @ w_v.T),
+            Mistake("masked_the_past", lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask="past"),
                     MASKED_THE_PAST),
             Mistake("masked_the_past",
-                    lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask="past", diagonal=0) @ (x @ w_v.T),
+                    lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask="past", diagonal=0),
                     MASKED_THE_PAST),
-            Mistake("plus_infinity", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=float("inf")) @ (x @ w_v.T),
+            Mistake("plus_infinity", lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, fill=float("inf")),
                     PLUS_INFINITY),
-            Mistake("log_softmax", lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, softmax=F.log_softmax) @ (x @ w_v.T),
+            Mistake("log_softmax", lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, softmax=F.log_softmax),
                     LOG_SOFTMAX),
             Mistake(  # kᵀ @ q raises what wei * v raises too: the hint covers both
                 "T_meets_head_size",
-                lambda x, w_q, w_k, w_v: (_weights(x, w_q, w_k, product=lambda q, k: k.transpose(-2, -1) @ q)
-                                          @ (x @ w_v.T)),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, product=lambda q, k: k.transpose(-2, -1) @ q),
                 T_MEETS_HEAD_SIZE,
             ),
             Mistake(
                 "masked_with_zero",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, fill=0.0) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, fill=0.0),
                 MASKED_WITH_ZERO,
             ),
             Mistake(
                 "masked_after_softmax",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, mask="after") @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask="after"),
                 "you masked the future after the softmax, so each row's weights no longer sum to 1: row 0 keeps only "
                 "a share of its attention. Mask the scores first (−∞), then softmax, so the past shares it all.",
             ),
             Mistake(
                 "softmax_wrong_dim",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, dim=-2) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, dim=-2),
                 "your softmax ran down the columns: each row (one position looking) must share out its "
                 "attention, so use softmax(..., dim=-1).",
             ),
             Mistake(
                 "softmax_without_dim",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, dim=0 if x.dim() == 3 else -1) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, dim=0 if x.dim() == 3 else -1),
                 SOFTMAX_WITHOUT_DIM,
             ),
             Mistake(
@@ -240,12 +240,12 @@ EXERCISES = (
             ),
             Mistake(
                 "masked_the_present",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, diagonal=0) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, diagonal=0),
                 MASKED_THE_PRESENT,
             ),
             Mistake(
                 "value_from_the_query_weight",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k) @ (x @ w_q.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_q),
                 "your v uses w_q: the values have a weight of their own, v = x @ w_v.T.",
             ),
             Mistake(
@@ -255,7 +255,7 @@ EXERCISES = (
             ),
             Mistake(
                 "scaled_too_early",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=1 / w_k.shape[0]) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, scale=1 / w_k.shape[0]),
                 "you divided the scores by head_size: scaling is the next notebook's step (and it divides by "
                 "√head_size). Here the scores go into the softmax as they are.",
             ),
@@ -268,19 +268,19 @@ EXERCISES = (
             ),
             Mistake(
                 "swapped_q_and_k",
-                lambda x, w_q, w_k, w_v: slipped_weights(x @ w_k.T, x @ w_q.T) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_k, w_q, w_v),
                 SWAPPED_Q_AND_K,
             ),
             Mistake(
                 "scaled_too_early",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=w_k.shape[0] ** -0.5) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, scale=w_k.shape[0] ** -0.5),
                 "you divided the scores by √head_size: that is the next notebook's step (and what "
                 "F.scaled_dot_product_attention does unless given scale=1.0). Here the scores go into the softmax as "
                 "they are.",
             ),
             Mistake(
                 "scaled_too_early",
-                lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k, scale=x.shape[-1] ** -0.5) @ (x @ w_v.T),
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, scale=x.shape[-1] ** -0.5),
                 "you divided the scores by √C, the width of x: scaling is the next notebook's step (and it divides "
                 "by √head_size). Here the scores go into the softmax as they are.",
             ),

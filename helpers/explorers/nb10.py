@@ -14,17 +14,17 @@ from .core import seeded_randn
 
 
 def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True, softmax_dim=-1, heads=None,
-           join="cat", diagonal=1, fill=float("-inf"), head=None):
+           join="cat", diagonal=1, fill=float("-inf"), product=None, softmax=F.softmax, head=None):
     """The multi-head forward, or one of its slips (concatenation dimension, scale, mask: "before" the softmax,
     "after" it, None or "past" (see hints.slipped_weights), and its `fill`, softmax, projection, `heads`: whose weights
     each place in the concatenation gets, `join`: "cat", or "interleave" each head's numbers, or "reshape" a
     (B, n_head, T, head_size) stack without transposing, or "reshape_stacked_first" an (n_head, B, T, head_size) one;
-    `diagonal`: where the mask begins, 1 above the diagonal; `head`: a function (q, k, v, scale) computing each head's
-    output in place of the right one)."""
+    `diagonal`: where the mask begins, 1 above the diagonal; `product` and `softmax`: as in hints.slipped_weights;
+    `head`: a function (q, k, v, scale) computing each head's output in place of the right one)."""
     scale = wq.shape[-1] ** -0.5 if scale is None else scale
     if head is None:
         def head(q, k, v, scale):
-            return hints.slipped_weights(q, k, scale, mask, fill, diagonal, softmax_dim) @ v
+            return hints.slipped_weights(q, k, scale, mask, fill, diagonal, softmax_dim, product, softmax) @ v
     outs = [head(x @ wq[h], x @ wk[h], x @ wv[h], scale) for h in (range(wq.shape[0]) if heads is None else heads)]
     if join == "interleave":
         out = torch.stack(outs, dim=-1).flatten(-2)
@@ -206,8 +206,7 @@ EXERCISES = (
             ),
             Mistake(  # q @ k raises what wq[h] @ x and v @ wei raise too: the hint covers all three
                 "product_misaligned",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k, scale, product=lambda q, k: q @ k) @ v)),
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: q @ k),
                 "one of your products A @ B pairs A's last dimension, head_size, with B's rows, T. In the scores, "
                 "transpose the key's last two dimensions, q @ k.transpose(-2, -1) (untransposed, or with a transpose "
                 "such as transpose(-2, 1) that on a batch swaps a dimension with itself, k stays (…, T, head_size)). "
@@ -215,14 +214,12 @@ EXERCISES = (
             ),
             Mistake(  # kᵀ @ q raises what wei * v raises too
                 "T_meets_head_size",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k, scale, product=lambda q, k: k.transpose(-2, -1) @ q) @ v)),
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: k.transpose(-2, -1) @ q),
                 hints.T_MEETS_HEAD_SIZE,
             ),
             Mistake(
                 "multiplied_entry_by_entry",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k, scale, product=lambda q, k: q * k.transpose(-2, -1)) @ v)),
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: q * k.transpose(-2, -1)),
                 hints.ELEMENTWISE_SCORES,
             ),
             Mistake(
@@ -271,8 +268,7 @@ EXERCISES = (
             ),
             Mistake(
                 "log_softmax",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k, scale, softmax=F.log_softmax) @ v)),
+                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax=F.log_softmax),
                 hints.LOG_SOFTMAX,
             ),
             Mistake(
@@ -300,8 +296,7 @@ EXERCISES = (
             ),
             Mistake(
                 "swapped_q_and_k",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(k, q, scale) @ v)),
+                lambda x, wq, wk, wv, proj: _right(x, wk, wq, wv, proj),  # head_size is the same either way
                 hints.SWAPPED_Q_AND_K,
             ),
             *(Mistake(  # the values made with the query's weights, or the key's

@@ -9,6 +9,7 @@ from ..blocks import FeedForward, MultiHeadAttention, TransformerModel
 from ..exercises import Exercise, Mistake
 from ..models import embed
 from ..plots import show_wei
+from ..training import model_device
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 EXAMPLE = "thou art"
@@ -20,8 +21,7 @@ def layer_weights(model, idx: list[int], layer: int) -> torch.Tensor:
 
     The head reads what its block gives it: the stream after the blocks below, LayerNormed by the block's ln1.
     """
-    device = next(model.parameters()).device
-    idx = torch.tensor([idx], device=device)
+    idx = torch.tensor([idx], device=model_device(model))
     x = embed(model, idx)
     for block in model.blocks[:layer]:
         x = block(x)
