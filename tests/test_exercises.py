@@ -1174,6 +1174,12 @@ def test_scores_with_keys_in_the_rows_are_told_the_query_comes_first(name, fn):
     assert "q @ k.transpose(-2, -1)" in feedback.message
 
 
+def test_a_slice_given_a_last_dimension_is_not_only_told_it_has_c_rows():
+    # pos_table[:T].unsqueeze(-1) clashes with tok_emb exactly as pos_table[:C] does: the hint names both causes
+    feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].unsqueeze(-1))
+    assert feedback.mistake == "T_from_the_last_dimension" and "unsqueeze(-1)" in feedback.message, feedback.message
+
+
 def test_positions_given_one_row_of_the_table_are_told_to_slice():
     feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[tok_emb.shape[1]])
     assert feedback.passed is False and feedback.mistake == "one_row", feedback.message

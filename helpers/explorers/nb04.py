@@ -137,8 +137,9 @@ EXERCISES = (
             Mistake(
                 "T_from_the_last_dimension",
                 lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[-1]],
-                "your slice of the table has C rows, not T: tok_emb.shape[-1] is C, the width of each vector. The "
-                "number of positions is T = tok_emb.shape[1] (or shape[-2]), so take pos_table[:T].",
+                "your slice of the table meets tok_emb with C where T belongs: either it has C rows, not T "
+                "(tok_emb.shape[-1] is C, the width of each vector; the number of positions is T = tok_emb.shape[1], "
+                "or shape[-2]), or an unsqueeze(-1) made it (T, C, 1). Take pos_table[:T] and add it as it is.",
             ),
             Mistake(
                 "unsqueezed_the_table",
