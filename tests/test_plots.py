@@ -371,8 +371,8 @@ def test_minus_infinity_stands_on_a_white_box_over_the_hatching():
 
 @pytest.mark.parametrize(
     "value, text",
-    [(0.0, "0.00"), (2.4e-6, "<.01"), (0.0049, "<.01"), (0.005, "0.01"), (0.9949, "0.99"), (0.995, ">.99"),
-     (0.99995, ">.99"), (1.0, "1.00")],
+    [(0.0, "0.00"), (2.4e-6, "≈0"), (0.0049, "≈0"), (0.005, "0.01"), (0.9949, "0.99"), (0.995, "≈1"),
+     (0.99995, "≈1"), (1.0, "1.00")],
 )
 def test_only_an_exact_0_or_1_weight_reads_0_00_or_1_00(value, text):
     # A saturated softmax (notebook 07) holds weights like 2e-6 and 0.99995: not 0 and 1, so not written as them.
@@ -384,7 +384,16 @@ def test_a_saturated_row_shows_no_rounded_zero_or_one():
     # softmax([0, -8, -20, 0.5]) = [0.38, 0.0001, 8e-10, 0.62] and softmax([12, 0, 0, 0]) ≈ [0.99982, 6e-6, …]
     wei = F.softmax(torch.tensor([[0.0, -8.0, -20.0, 0.5], [12.0, 0.0, 0.0, 0.0]]), dim=-1)
     texts = cell_texts(show_wei(wei, labels=None, key_labels="abcd", stage="softmax", causal=False))
-    assert texts == ["0.38", "<.01", "<.01", "0.62", ">.99", "<.01", "<.01", "<.01"]
+    assert texts == ["0.38", "≈0", "≈0", "0.62", "≈1", "≈0", "≈0", "≈0"]
+
+
+def test_a_weight_of_exactly_one_beside_tiny_ones_is_float32s_rounding():
+    # What notebook 07 says of a row that reads 1.00 beside ≈0 cells: in float32, 1 plus less than about 6e-8 is
+    # exactly 1, so the largest weight, e⁰ over that sum, is exactly 1 while the others are not 0.
+    row = F.softmax(torch.tensor([0.0, -20.0, -25.0]), dim=-1)
+    assert row[0] == 1.0 and (row[1:] > 0).all() and float(row[1:].sum()) < 6e-8
+    assert F.softmax(torch.tensor([0.0, -16.0]), dim=-1)[0] < 1.0  # e^-16 ≈ 1.1e-7: 1 + it is no longer 1
+    assert cell_texts(show_wei(row[None], key_labels="abc", stage="softmax", causal=False)) == ["1.00", "≈0", "≈0"]
 
 
 def test_minus_zero_is_written_as_zero():
