@@ -447,6 +447,19 @@ def test_every_code_colour_stands_out_4_5_to_1(stored_build, page, built_page):
         f"{cls} ({t['colour']}, e.g. {t['text']!r}) is {t['ratio']:.2f}:1" for cls, t in low.items())
 
 
+@pytest.mark.parametrize("built_page", ["slides/00_bigram_baseline.slides.html", "site/00_bigram_baseline.html"])
+def test_headings_keep_their_case_and_printed_output_wraps_between_words(stored_build, page, built_page):
+    # reveal's white theme capitalised headings (q · k read as Q · K), and JupyterLab's break-all split numbers
+    page.goto((stored_build / built_page).as_uri())
+    page.wait_for_load_state("load")
+    styles = page.evaluate("""() => ({
+        headings: [...document.querySelectorAll('h1, h2, h3')].map(h => getComputedStyle(h).textTransform),
+        printed: [...document.querySelectorAll('.jp-OutputArea-output pre')].map(p => getComputedStyle(p).wordBreak),
+    })""")
+    assert styles["headings"] and set(styles["headings"]) == {"none"}, styles["headings"]
+    assert styles["printed"] and set(styles["printed"]) == {"normal"}, styles["printed"]
+
+
 def test_the_contrast_check_catches_a_pale_colour(stored_build, page):
     page.goto((stored_build / "site/00_bigram_baseline.html").as_uri())
     page.add_style_tag(content=".highlight .c1 { color: #9a9a9a !important; }")
