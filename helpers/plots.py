@@ -250,6 +250,7 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
     word = "".join(map(str, labels)) if labels is not None and all(len(str(c)) == 1 for c in labels) else None
     what = f"Heatmap '{title}'" + (f" for {word!r}" if word else "") + f", {counted(T, 'row')} × {counted(S, 'column')}"
     values = m.masked_fill(masked, -math.inf)
+    say = (lambda v: cell_value_text(v, True)) if is_weights else (lambda v: f"{v:.2f}")  # weights as their cells
     if T <= ANNOTATE_UP_TO and is_weights:
         parts = [strongest_in_row(rows[i], cols, values[i]) for i in range(T) if not masked[i].all()]
         strongest = "strongest weight in each row: " + "; ".join(parts)
@@ -257,23 +258,25 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
         flat = values.flatten()
         visible = flat[flat > -math.inf]
         if len(visible) > 1 and (visible == visible[0]).all():  # no value stands out: naming three would mislead
-            strongest = f"every visible value {float(visible[0]):.2f}"
+            strongest = f"every visible value {say(float(visible[0]))}"
         else:
             order = [k for k in flat.argsort(descending=True).tolist()[:3] if flat[k] > -math.inf]
-            parts = [f"{rows[k // S]} → {cols[k % S]} {float(flat[k]):.2f}" for k in order]
+            parts = [f"{rows[k // S]} → {cols[k % S]} {say(float(flat[k]))}" for k in order]
             strongest = "largest values: " + "; ".join(parts)
     hidden = int(masked.sum())
     return f"{what} (row looks at column){f', {hidden} masked cells hatched' if hidden else ''}; {strongest}."
 
 
 def strongest_in_row(row: str, cols, values: torch.Tensor) -> str:
-    """One row's strongest visible weight for alt text ("1 o → 0 h 0.70"), naming every column that ties for it."""
+    """One row's strongest visible weight for alt text ("1 o → 0 h 0.70", written as in its cell: "≈1" for 0.9999),
+    naming every column that ties for it."""
     top = values.max()
     tied = [cols[j] for j in (values == top).nonzero().flatten().tolist()]
     visible = int((values > -math.inf).sum())
+    weight = cell_value_text(float(top), is_weights=True)
     if len(tied) == 1:
-        return f"{row} → {tied[0]} {float(top):.2f}"
-    return f"{row} → {'all' if len(tied) == visible else listed(tied)} {float(top):.2f} each"
+        return f"{row} → {tied[0]} {weight}"
+    return f"{row} → {'all' if len(tied) == visible else listed(tied)} {weight} each"
 
 
 def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:

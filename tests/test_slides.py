@@ -11,10 +11,12 @@ from tools.slides import (
     DECK_STAGE_PX,
     DECK_STYLE_KEY,
     DECK_STYLES,
+    cell_height,
     deck_cells,
     estimated_height,
     is_setup_cell,
     png_height,
+    prose_height,
     slide_type_for,
 )
 
@@ -55,7 +57,7 @@ def test_the_colab_badge_is_skipped_so_no_slide_shows_an_image_from_the_network(
 def test_a_cell_that_shows_a_picture_starts_a_subslide_of_its_own_and_so_does_the_next():
     cells = [BADGE, TITLE, SETUP, md("## Idea"), md("Long words introducing the picture."), code("x = 1"),
              picture_cell(), code("assert x == 1"), code("y = 2"), md("What it shows.")]
-    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "subslide", "-", "subslide"]
+    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "subslide", "-", "-"]
 
 
 def test_a_picture_cell_too_tall_for_a_deck_slide_is_split_into_code_then_picture():
@@ -84,6 +86,51 @@ def test_each_level_two_heading_starts_a_slide_and_level_three_a_subslide():
 def test_prose_after_code_opens_a_subslide_but_prose_after_prose_continues():
     cells = [BADGE, TITLE, SETUP, md("## Idea"), md("Words."), code("a = 1"), md("Then this."), code("b = 2")]
     assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "-"]
+
+
+def printing(source, lines):
+    """A code cell whose stored output is `lines` printed lines."""
+    cell = code(source)
+    cell.outputs = [nbformat.v4.new_output("stream", text="".join(f"line {i}\n" for i in range(lines)))]
+    return cell
+
+
+def test_words_about_a_printout_share_its_slide_when_both_fit():
+    # prose after code that leads in to more code opens a subslide; words that only speak of what the code printed
+    # stay with it, unless together they would not fit the screen
+    words, wall = md("What the printout shows."), md("\n\n".join(["A long paragraph of words. " * 12] * 6))
+    assert prose_height(wall.source) > DECK_STAGE_PX // 2
+    short = [BADGE, TITLE, SETUP, md("## Idea"), printing("print(x)", 3), words, md("## Next")]
+    assert slide_type_for(short)[3:] == ["slide", "-", "-", "slide"]
+    lead_in = [BADGE, TITLE, SETUP, md("## Idea"), printing("print(x)", 3), words, code("y = 2")]
+    assert slide_type_for(lead_in)[3:] == ["slide", "-", "subslide", "-"]
+    too_tall = [BADGE, TITLE, SETUP, md("## Idea"), printing("print(x)", 12), wall, md("## Next")]
+    assert cell_height(too_tall[4]) + cell_height(wall) > DECK_STAGE_PX
+    assert slide_type_for(too_tall)[3:] == ["slide", "-", "subslide", "slide"]
+
+
+def test_a_cell_that_would_push_its_slide_past_the_screen_starts_a_subslide():
+    long_code = code("\n".join(f"x{i} = {i}" for i in range(20)))
+    cells = [BADGE, TITLE, SETUP, md("## Idea"), code("a = 1"), long_code, long_code, code("b = 2")]
+    assert cell_height(long_code) * 2 > DECK_STAGE_PX > cell_height(long_code) + cell_height(cells[4]) + 100
+    assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "-"]
+
+
+def test_a_deck_shows_a_tall_printout_and_a_tall_text_on_screens_of_their_own():
+    tall = printing("\n".join(f"x{i} = {i}" for i in range(15)), 20)
+    paragraphs = [f"Paragraph {k}: " + "words " * 60 for k in range(8)]
+    wall = md("\n\n".join(paragraphs))
+    assert estimated_height(tall.source, tall.outputs) > DECK_STAGE_PX and prose_height(wall.source) > DECK_STAGE_PX
+    printed = tall.outputs
+    nb = nbformat.v4.new_notebook(cells=[TITLE, md("## Idea"), tall, wall])
+    cells = deck_cells(nb).cells
+    code_half, printed_half = cells[2], cells[3]
+    assert code_half.source == tall.source and code_half.outputs == []
+    assert printed_half.metadata["transient"] == {"remove_source": True} and printed_half.outputs == printed
+    screens = cells[4:]
+    assert len(screens) >= 2 and "\n\n".join(s.source for s in screens) == wall.source  # cut between paragraphs
+    assert all(prose_height(s.source) <= DECK_STAGE_PX for s in screens)
+    assert [s.metadata.get("slideshow") for s in screens[1:]] == [{"slide_type": "subslide"}] * (len(screens) - 1)
 
 
 def test_your_turn_cells_are_fragments_until_the_next_heading():

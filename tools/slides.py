@@ -14,17 +14,22 @@ The slide types come from rules, never from hand edits, so they stay right when 
   is drawn near the top of the screen with its code above it, never below the fold; the cell after it starts
   a subslide too, so nothing below the picture pushes it off a live slide (jupyterlab-slideshow centres a
   slide's cells on the screen);
-- a plain markdown cell right after a code cell starts a subslide, so long ideas come in screenfuls;
 - under a heading that says "Your turn", the cells after the heading are fragments, shown one by one;
-- every other cell continues the slide it is on ("-").
+- a plain markdown cell right after a code cell starts a subslide, where it leads in to the code after it; where
+  it only speaks of what the code above showed (no code follows on its subslide), it stays on the code's slide
+  if both fit the screen (by `cell_height`'s estimate), so a printout and the words about it share a screen;
+- every other cell continues the slide it is on ("-"), unless the slide would then be taller than the screen:
+  then it starts a subslide, so long ideas come in screenfuls.
 
-The offline decks (tools/site.py) go one step further, which a live slideshow cannot: a picture cell whose
-code and picture together would not fit a 1280×720 slide is shown as two subslides, the code (with what it
-printed before the picture) and then the picture (`deck_cells`).
+The offline decks (tools/site.py) go one step further, which a live slideshow cannot (`deck_cells`): a code cell
+whose code and outputs together would not fit a 1280×720 slide is shown as two subslides, the code (with what it
+printed before a picture) and then its picture or, in a cell without one, what it printed; and a markdown cell
+taller than the screen is cut between paragraphs into subslides that fit.
 """
 
 import base64
 import copy
+import math
 import re
 import struct
 
@@ -46,6 +51,11 @@ PICTURE_TYPES = {"image/png", "image/jpeg", "image/svg+xml"}
 DECK_STAGE_PX = 700
 DECK_LINE_PX = 23
 DECK_CELL_PADDING_PX = 24
+# Prose at 20 px: about 110 characters to a line of 24 px, and more room between paragraphs and list items; fitted
+# to the rendered heights of the 119 markdown cells of the 03, 07 and 09 decks (half within 8 px, 90% within 25 px).
+PROSE_CHARS_PER_LINE = 110
+PROSE_LINE_PX, PROSE_PARAGRAPH_PX, PROSE_ITEM_PX, PROSE_CELL_PX = 24, 30, 20, 15
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s")
 
 
 # The setup cell is recognised by its first line: a comment that names it (Colab shows it as the form's title).
@@ -80,10 +90,11 @@ def picture_outputs(cell) -> list[int]:
 
 def slide_type_for(cells) -> list[str]:
     """The slide type of each cell ("slide", "subslide", "fragment", "skip" or "-"), by the module's rules."""
-    types = []
+    types, after_code = [], []  # after_code: the cells that open a subslide only for being prose after code
     seen_title = after_setup = in_exercise = False
     previous = None
-    for cell in cells:
+    height = 0  # the estimated height of the (sub)slide so far
+    for i, cell in enumerate(cells):
         level = heading_level(cell)
         if is_setup_cell(cell):
             kind, after_setup = "skip", True
@@ -99,11 +110,15 @@ def slide_type_for(cells) -> list[str]:
             kind = "subslide"
         elif in_exercise:
             kind = "fragment"
-        elif cell["cell_type"] == "markdown" and previous is not None and previous["cell_type"] == "code":
+        elif cell["cell_type"] == "markdown" and previous["cell_type"] == "code":
             kind = "subslide"
+            after_code.append(i)
         else:
-            kind = "-"
+            kind = "subslide" if height + cell_height(cell) > DECK_STAGE_PX else "-"
+        if kind in ("slide", "subslide"):
+            height = 0
         if kind != "skip":
+            height += cell_height(cell)
             after_setup = False
         if level:
             in_exercise = bool(YOUR_TURN.search(cell["source"].splitlines()[0]))
@@ -111,7 +126,27 @@ def slide_type_for(cells) -> list[str]:
         if kind != "skip":
             previous = cell
         types.append(kind)
+    for i in after_code:
+        keep_words_with_their_code(cells, types, i)
     return types
+
+
+def keep_words_with_their_code(cells, types: list[str], i: int) -> None:
+    """Let prose after code (cell `i`, which opened a subslide) join the code's slide instead, when it is words about
+    what the code showed rather than the lead-in to more code: its subslide holds prose only, and both fit one screen
+    together."""
+    group = [i]
+    for j in range(i + 1, len(cells)):
+        if types[j] == "skip":
+            continue
+        if types[j] != "-":
+            break
+        group.append(j)
+    start = max(j for j in range(i) if types[j] in ("slide", "subslide"))
+    before = [j for j in range(start, i) if types[j] != "skip"]
+    if all(cells[j]["cell_type"] == "markdown" for j in group) and sum(
+            cell_height(cells[j]) for j in before + group) <= DECK_STAGE_PX:
+        types[i] = "-"
 
 
 def apply_slide_types(nb) -> bool:
@@ -144,6 +179,30 @@ def png_height(out) -> int:
     return struct.unpack(">I", header[20:24])[0]
 
 
+def prose_height(source: str) -> int:
+    """About how many pixels a markdown cell of `source` fills on a deck's 1280×720 slide."""
+    paragraphs = [p for p in source.split("\n\n") if p.strip()]
+    lines = items = 0
+    for paragraph in paragraphs:
+        pieces, current = [], []
+        for line in paragraph.splitlines():
+            if LIST_ITEM.match(line) and current:
+                pieces.append(" ".join(current))
+                current = []
+            current.append(line.strip())
+        pieces.append(" ".join(current))
+        items += len(pieces) - 1
+        lines += sum(max(1, math.ceil(len(piece) / PROSE_CHARS_PER_LINE)) for piece in pieces)
+    return PROSE_LINE_PX * lines + PROSE_PARAGRAPH_PX * len(paragraphs) + PROSE_ITEM_PX * items + PROSE_CELL_PX
+
+
+def cell_height(cell) -> int:
+    """About how many pixels `cell` fills on a deck's slide (a code cell with its stored outputs)."""
+    if cell["cell_type"] == "markdown":
+        return prose_height(cell["source"])
+    return estimated_height(cell["source"], cell.get("outputs", []))
+
+
 def estimated_height(source: str, outputs) -> int:
     """About how many pixels a code cell with `source` and `outputs` fills on a deck's 1280×720 slide."""
     lines = len(source.splitlines())
@@ -158,28 +217,55 @@ def estimated_height(source: str, outputs) -> int:
 
 
 def deck_cells(nb):
-    """Split, in memory, each picture cell too tall for one deck slide into code and picture subslides.
+    """Split, in memory, each cell too tall for one deck slide (call it after apply_slide_types; returns `nb`).
 
-    Call it after apply_slide_types. The second half repeats the cell with its source hidden (nbconvert's
-    `transient.remove_source`) and only the outputs from the first picture on. Returns `nb`.
+    A code cell becomes two subslides: the code, with what it printed before its first picture, and then the rest
+    of its outputs (the picture on, or all it printed in a cell without one), repeated with its source hidden
+    (nbconvert's `transient.remove_source`). A markdown cell is cut between paragraphs into subslides that fit.
     """
     cells = []
     for cell in nb.cells:
-        pictures = picture_outputs(cell)
-        if pictures and estimated_height(cell.source, cell.outputs) > DECK_STAGE_PX:
-            first = pictures[0]
-            picture = copy.deepcopy(cell)
-            picture.outputs = cell.outputs[first:]
-            picture.metadata["slideshow"] = {"slide_type": "subslide"}
-            picture.metadata["transient"] = {"remove_source": True}
-            if "id" in picture:
-                picture.id = f"{cell.id}-picture"
+        if cell.cell_type == "markdown":
+            cells += prose_screens(cell)
+        elif cell.outputs and estimated_height(cell.source, cell.outputs) > DECK_STAGE_PX:
+            pictures = picture_outputs(cell)
+            first = pictures[0] if pictures else 0
+            shown = copy.deepcopy(cell)
+            shown.outputs = cell.outputs[first:]
+            shown.metadata["slideshow"] = {"slide_type": "subslide"}
+            shown.metadata["transient"] = {"remove_source": True}
+            if "id" in shown:
+                shown.id = f"{cell.id}-{'picture' if pictures else 'output'}"
             cell.outputs = cell.outputs[:first]
-            cells += [cell, picture]
+            cells += [cell, shown]
         else:
             cells.append(cell)
     nb.cells = cells
     return nb
+
+
+def prose_screens(cell) -> list:
+    """A markdown cell as one or more cells, cut between paragraphs so that each fits a deck slide where it can
+    (the first keeps the cell's slide type, the others are subslides)."""
+    if prose_height(cell.source) <= DECK_STAGE_PX:
+        return [cell]
+    screens, current = [], []
+    for paragraph in cell.source.split("\n\n"):
+        if current and prose_height("\n\n".join([*current, paragraph])) > DECK_STAGE_PX:
+            screens.append(current)
+            current = []
+        current.append(paragraph)
+    screens.append(current)
+    pieces = []
+    for k, paragraphs in enumerate(screens):
+        piece = copy.deepcopy(cell)
+        piece.source = "\n\n".join(paragraphs)
+        if k:
+            piece.metadata["slideshow"] = {"slide_type": "subslide"}
+            if "id" in piece:
+                piece.id = f"{cell.id}-{k}"
+        pieces.append(piece)
+    return pieces
 
 
 def describe(nb, name: str) -> str:
