@@ -257,10 +257,13 @@ def figures_of(path: Path, nb) -> list[dict]:
 @pytest.fixture
 def page(browser):
     """A 1280×720 page with the network cut off; every request it makes that is not file:// is refused
-    and listed in `page.remote_requests`."""
+    and listed in `page.remote_requests`, and every error it logs or throws is listed in `page.console_errors`."""
     context = browser.new_context(viewport=STAGE, offline=True)
     page = context.new_page()
     page.remote_requests = []
+    page.console_errors = []  # what the page logs as an error, or throws
+    page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
 
     def refuse(route):
         page.remote_requests.append(route.request.url)
@@ -428,6 +431,7 @@ def test_built_pages_request_nothing_from_the_network_and_show_no_broken_image(s
     page.wait_for_load_state("load")
     page.wait_for_timeout(500)
     assert page.remote_requests == [], f"{built_page} asked the network for {page.remote_requests}"
+    assert page.console_errors == [], f"{built_page} logged errors: {page.console_errors}"
     images = page.evaluate("[...document.images].map(i => ({src: i.src.slice(0, 60), ok: i.naturalWidth > 0}))")
     broken = [i["src"] for i in images if not i["ok"]]
     assert not broken, f"{built_page} shows broken images: {broken}"

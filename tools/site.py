@@ -34,12 +34,6 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 MISSING_ALT = "A figure without a stored description: re-run the notebook (make execute) to store one."
 # What each page needs from build/lib/, as seen from build/slides/ or build/site/.
 LIB_FROM_PAGE = "../lib"
-MERMAID_STUB = """// The course has no mermaid diagrams; nbconvert's templates import mermaid all the same.
-const mermaid = {
-  initialize() {}, registerLayoutLoaders() {}, async parse() {}, async render() { return { svg: "" }; },
-};
-export default mermaid;
-"""
 # The parts of the npm packages a page loads (MathJax 2 is 73 MB; the TeX → HTML path is about 5 MB).
 ASSETS = {
     "reveal.js/dist": "reveal.js/dist",
@@ -73,8 +67,6 @@ def copy_assets(lib: Path = LIB, node_modules: Path = NODE_MODULES) -> Path:
             shutil.copytree(src, dst, dirs_exist_ok=True)
         else:
             shutil.copy2(src, dst)
-    # Pages that contain no mermaid diagram still import mermaid; point them at this stand-in, not a CDN.
-    (lib / "mermaid-stub.mjs").write_text(MERMAID_STUB, encoding="utf-8")
     return lib
 
 
@@ -91,16 +83,11 @@ def offline_config(**extra) -> Config:
 
 
 def offline_exporter(exporter_class, config: Config, **options):
-    """An nbconvert exporter with `config`, its mermaid imports pointed at build/lib/'s stand-in too.
-
-    It finds the course's templates (tools/templates/) as well as nbconvert's own. (nbconvert does not make
-    the mermaid addresses configurable, so they are set on the instance.)
-    """
+    """An nbconvert exporter with `config` that finds the course's templates (tools/templates/) as well as
+    nbconvert's own."""
     options.setdefault("extra_template_basedirs", [str(TEMPLATES)])
     options.setdefault("extra_template_paths", [str(TEMPLATES)])
-    exporter = exporter_class(config=config, **options)
-    exporter.mermaid_js_url = exporter.mermaid_layout_elk_js_url = f"{LIB_FROM_PAGE}/mermaid-stub.mjs"
-    return exporter
+    return exporter_class(config=config, **options)
 
 
 def slides_config() -> Config:
