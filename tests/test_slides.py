@@ -116,6 +116,19 @@ def test_a_cell_that_would_push_its_slide_past_the_screen_starts_a_subslide():
     assert slide_type_for(cells)[3:] == ["slide", "-", "-", "subslide", "-"]
 
 
+def test_words_that_lead_in_to_code_open_its_screen_with_it():
+    # a code cell that would overflow the screen starts a subslide, and the words just above it go along
+    long_code = code("\n".join(f"x{i} = {i}" for i in range(20)))
+    cells = [BADGE, TITLE, SETUP, md("## Idea"), long_code, md("Now the same again:"), long_code]
+    assert slide_type_for(cells)[3:] == ["slide", "-", "subslide", "-"]
+    # a picture opens a subslide with the words just above it when both fit; a tall picture leaves them behind
+    with_words = [BADGE, TITLE, SETUP, md("## Idea"), code("x = 1"), md("Drawn here:"), code("y = 2"),
+                  md("Look at the diagonal:"), picture_cell(height=300)]
+    assert slide_type_for(with_words)[3:] == ["slide", "-", "subslide", "-", "subslide", "-"]
+    tall = [BADGE, TITLE, SETUP, md("## Idea"), md("Look at the diagonal:"), picture_cell(height=690)]
+    assert slide_type_for(tall)[3:] == ["slide", "-", "subslide"]
+
+
 def test_a_deck_shows_a_tall_printout_and_a_tall_text_on_screens_of_their_own():
     tall = printing("\n".join(f"x{i} = {i}" for i in range(15)), 20)
     paragraphs = [f"Paragraph {k}: " + "words " * 60 for k in range(8)]

@@ -11,15 +11,16 @@ The slide types come from rules, never from hand edits, so they stay right when 
 - a markdown cell that starts with a `## ` heading starts a new slide: one idea per slide;
 - a markdown cell that starts with a `### ` heading starts a subslide (a step down, same idea);
 - a code cell that shows a picture (its stored outputs hold an image) starts a subslide, so the picture
-  is drawn near the top of the screen with its code above it, never below the fold; the cell after it starts
-  a subslide too, so nothing below the picture pushes it off a live slide (jupyterlab-slideshow centres a
-  slide's cells on the screen);
+  is drawn near the top of the screen with its code above it, never below the fold (the words just above it
+  open that subslide with it when all fit the screen); the cell after it starts a subslide too, so nothing below
+  the picture pushes it off a live slide (jupyterlab-slideshow centres a slide's cells on the screen);
 - under a heading that says "Your turn", the cells after the heading are fragments, shown one by one;
 - a plain markdown cell right after a code cell starts a subslide, where it leads in to the code after it; where
   it only speaks of what the code above showed (no code follows on its subslide), it stays on the code's slide
   if both fit the screen (by `cell_height`'s estimate), so a printout and the words about it share a screen;
 - every other cell continues the slide it is on ("-"), unless the slide would then be taller than the screen:
-  then it starts a subslide, so long ideas come in screenfuls.
+  then it starts a subslide, so long ideas come in screenfuls (a code cell takes the words just above it along,
+  so a lead-in and its code share a screen).
 
 The offline decks (tools/site.py) go one step further, which a live slideshow cannot (`deck_cells`): a code cell
 whose code and outputs together would not fit a 1280×720 slide is shown as two subslides, the code (with what it
@@ -96,6 +97,7 @@ def slide_type_for(cells) -> list[str]:
     height = 0  # the estimated height of the (sub)slide so far
     for i, cell in enumerate(cells):
         level = heading_level(cell)
+        lead_in = None  # the words just above, when they introduce this cell and must share its screen
         if is_setup_cell(cell):
             kind, after_setup = "skip", True
         elif is_badge(cell) and not seen_title:
@@ -106,15 +108,24 @@ def slide_type_for(cells) -> list[str]:
             kind = "subslide"
         elif after_setup:
             kind = "slide"
-        elif picture_outputs(cell) or picture_outputs(previous):
+        elif picture_outputs(previous):
             kind = "subslide"
+        elif picture_outputs(cell):
+            kind, lead_in = "subslide", introduced_by(previous, cell, fits=True)
         elif in_exercise:
             kind = "fragment"
         elif cell["cell_type"] == "markdown" and previous["cell_type"] == "code":
             kind = "subslide"
             after_code.append(i)
+        elif height + cell_height(cell) > DECK_STAGE_PX:
+            kind, lead_in = "subslide", introduced_by(previous, cell, fits=False)
         else:
-            kind = "subslide" if height + cell_height(cell) > DECK_STAGE_PX else "-"
+            kind = "-"
+        if lead_in is not None:  # the screen starts at the words, not between them and what they introduce
+            j = max(k for k in range(i) if types[k] != "skip")
+            if types[j] == "-":
+                types[j] = "subslide"
+            kind, height = "-", cell_height(previous)
         if kind in ("slide", "subslide"):
             height = 0
         if kind != "skip":
@@ -129,6 +140,16 @@ def slide_type_for(cells) -> list[str]:
     for i in after_code:
         keep_words_with_their_code(cells, types, i)
     return types
+
+
+def introduced_by(previous, cell, fits: bool):
+    """`previous` when it is prose that leads in to `cell` (code), so that the two should open a screen together
+    (`fits`: only when both fit one screen, as a picture must), else None."""
+    if previous["cell_type"] != "markdown" or cell["cell_type"] != "code":
+        return None
+    if fits and cell_height(previous) + cell_height(cell) > DECK_STAGE_PX:
+        return None
+    return previous
 
 
 def keep_words_with_their_code(cells, types: list[str], i: int) -> None:
