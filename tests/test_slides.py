@@ -146,6 +146,26 @@ def test_a_deck_shows_a_tall_printout_and_a_tall_text_on_screens_of_their_own():
     assert [s.metadata.get("slideshow") for s in screens[1:]] == [{"slide_type": "subslide"}] * (len(screens) - 1)
 
 
+def test_a_deck_moves_a_printout_that_the_words_above_would_push_below_the_screen():
+    lead_in = md("\n\n".join(["Words about what comes. " * 12] * 4))
+    cell = printing("\n".join(f"x{i} = {i}" for i in range(8)), 12)
+    assert estimated_height(cell.source, cell.outputs) <= DECK_STAGE_PX  # alone, it would fit
+    assert prose_height(lead_in.source) + estimated_height(cell.source, cell.outputs) > DECK_STAGE_PX
+    nb = nbformat.v4.new_notebook(cells=[TITLE, lead_in, cell])
+    nb.cells[1].metadata["slideshow"] = {"slide_type": "subslide"}
+    cells = deck_cells(nb).cells
+    assert len(cells) == 4 and cells[2].outputs == [] and cells[3].metadata["transient"] == {"remove_source": True}
+
+
+def test_a_cut_text_keeps_a_sentence_ending_in_a_colon_with_what_it_introduces():
+    paragraphs = [f"Paragraph {k}: " + "words " * 60 for k in range(5)] + ["By the end you will have seen:"] + [
+        "\n".join(f"- item {k}: " + "words " * 15 for k in range(6))]
+    screens = deck_cells(nbformat.v4.new_notebook(cells=[md("\n\n".join(paragraphs))])).cells
+    assert len(screens) >= 2
+    assert not any(s.source.rstrip().endswith(":") for s in screens)
+    assert any(s.source.startswith("By the end you will have seen:") for s in screens)
+
+
 def test_your_turn_cells_are_fragments_until_the_next_heading():
     cells = [BADGE, TITLE, SETUP, md("## Your turn: write it"), code("def stub(): ..."), code("check(stub)"),
              md("**2.** Another one."), code("def stub2(): ..."), md("## Summary"), code("print(1)")]

@@ -238,17 +238,27 @@ def estimated_height(source: str, outputs) -> int:
 
 
 def deck_cells(nb):
-    """Split, in memory, each cell too tall for one deck slide (call it after apply_slide_types; returns `nb`).
+    """Split, in memory, each cell that would run past the bottom of its deck slide (call it after
+    apply_slide_types; returns `nb`).
 
-    A code cell becomes two subslides: the code, with what it printed before its first picture, and then the rest
-    of its outputs (the picture on, or all it printed in a cell without one), repeated with its source hidden
-    (nbconvert's `transient.remove_source`). A markdown cell is cut between paragraphs into subslides that fit.
+    A code cell whose outputs would end below the screen, given what stands above it on its slide, becomes two
+    subslides: the code, with what it printed before its first picture, and then the rest of its outputs (the
+    picture on, or all it printed in a cell without one), repeated with its source hidden (nbconvert's
+    `transient.remove_source`). A markdown cell is cut between paragraphs into subslides that fit.
     """
-    cells = []
+    cells, screen = [], 0  # screen: the estimated height of the deck slide so far
     for cell in nb.cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if kind == "skip":
+            cells.append(cell)
+            continue
+        if kind in ("slide", "subslide"):
+            screen = 0
         if cell.cell_type == "markdown":
-            cells += prose_screens(cell)
-        elif cell.outputs and estimated_height(cell.source, cell.outputs) > DECK_STAGE_PX:
+            pieces = prose_screens(cell)
+            cells += pieces
+            screen = (screen if len(pieces) == 1 else 0) + prose_height(pieces[-1].source)
+        elif cell.outputs and screen + estimated_height(cell.source, cell.outputs) > DECK_STAGE_PX:
             pictures = picture_outputs(cell)
             first = pictures[0] if pictures else 0
             shown = copy.deepcopy(cell)
@@ -259,8 +269,10 @@ def deck_cells(nb):
                 shown.id = f"{cell.id}-{'picture' if pictures else 'output'}"
             cell.outputs = cell.outputs[:first]
             cells += [cell, shown]
+            screen = estimated_height("", shown.outputs)
         else:
             cells.append(cell)
+            screen += cell_height(cell)
     nb.cells = cells
     return nb
 
@@ -273,8 +285,9 @@ def prose_screens(cell) -> list:
     screens, current = [], []
     for paragraph in cell.source.split("\n\n"):
         if current and prose_height("\n\n".join([*current, paragraph])) > DECK_STAGE_PX:
-            screens.append(current)
-            current = []
+            lead_in = current[-1].rstrip().endswith(":") and len(current) > 1  # goes on with what it introduces
+            screens.append(current[:-1] if lead_in else current)
+            current = current[-1:] if lead_in else []
         current.append(paragraph)
     screens.append(current)
     pieces = []
