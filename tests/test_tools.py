@@ -15,6 +15,7 @@ from helpers.course import colab_url
 from tools import notebooks as tool
 from tools import readme
 from tools.notebooks import ROOT, badge_source, setup_source, stamp
+from tools.slides import slide_type_for
 
 
 def make_notebook(path, cells):
@@ -159,10 +160,12 @@ def test_execute_stamps_the_slide_type_of_a_cell_that_now_shows_a_picture(tmp_pa
     svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>"
     make_notebook(path, [nbformat.v4.new_markdown_cell("# 09 · A picture"), nbformat.v4.new_markdown_cell("Below:"),
                          nbformat.v4.new_code_cell(f'from IPython.display import SVG\nSVG("{svg}")')])
+    assert slide_type_for(nbformat.read(path, as_version=4).cells) == ["slide", "-", "-"], "no picture yet"
     tool.execute(path, timeout=60)
-    cell = nbformat.read(path, as_version=4).cells[2]
+    words, cell = nbformat.read(path, as_version=4).cells[1:]
     assert "image/svg+xml" in cell.outputs[0]["data"], "the cell shows a picture"
-    assert cell.metadata["slideshow"]["slide_type"] == "subslide", "a picture starts a subslide, as make stamp does"
+    # a picture opens a subslide, as make stamp writes it, with the words that lead in to it when both fit
+    assert words.metadata["slideshow"]["slide_type"] == "subslide" and "slideshow" not in cell.metadata
 
 
 def readme_with_tables(folder):
