@@ -23,9 +23,9 @@ The slide types come from rules, never from hand edits, so they stay right when 
   so a lead-in and its code share a screen).
 
 The offline decks (tools/site.py) go one step further, which a live slideshow cannot (`deck_cells`): a code cell
-whose code and outputs together would not fit a 1280×720 slide is shown as two subslides, the code (with what it
-printed before a picture) and then its picture or, in a cell without one, what it printed; and a markdown cell
-taller than the screen is cut between paragraphs into subslides that fit.
+whose outputs would end below a 1280×720 slide, given what stands above it, is shown as two subslides, the code
+(with what it printed before a picture) and then its picture or, in a cell without one, what it printed; and a
+markdown cell taller than the screen is cut between paragraphs into subslides that fit.
 """
 
 import base64
