@@ -282,9 +282,10 @@ def strongest_in_row(row: str, cols, values: torch.Tensor) -> str:
 def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
     """A cell's value as written in it: 0.27 for weights, −1.2 for scores, 1 for a 0/1 mark (never "−0.0");
     a weight that two decimals would round to 0 or 1 but is neither, ≈0 or ≈1 (only an exact 0 or 1 reads
-    0.00 or 1.00); a large value short enough for its cell: 123 from 100 on, 1.2e3 from 1,000 on."""
-    if is_weights and not whole and (0 < v < 0.005 or 0.995 <= v < 1):
-        return "≈0" if v < 0.5 else "≈1"
+    0.00 or 1.00, on either side: −0.001 and 1.003, painted as out of range, are ≈0 and ≈1 too); a large value
+    short enough for its cell: 123 from 100 on, 1.2e3 from 1,000 on."""
+    if is_weights and not whole and f"{v:.2f}" in ("0.00", "-0.00", "1.00") and v not in (0, 1):
+        return "≈0" if abs(v) < 0.5 else "≈1"
     if math.isfinite(v) and abs(v) >= 999.5:
         mantissa, exponent = f"{v:.1e}".split("e")
         return f"{float(mantissa):g}e{int(exponent)}".replace("-", "−")

@@ -371,8 +371,8 @@ def test_minus_infinity_stands_on_a_white_box_over_the_hatching():
 
 @pytest.mark.parametrize(
     "value, text",
-    [(0.0, "0.00"), (2.4e-6, "≈0"), (0.0049, "≈0"), (0.005, "0.01"), (0.9949, "0.99"), (0.995, "≈1"),
-     (0.99995, "≈1"), (1.0, "1.00")],
+    [(0.0, "0.00"), (2.4e-6, "≈0"), (0.0049, "≈0"), (0.005, "0.01"), (0.9949, "0.99"), (0.9951, "≈1"),
+     (0.99995, "≈1"), (1.0, "1.00"), (-0.001, "≈0"), (1.003, "≈1"), (-0.006, "−0.01"), (1.006, "1.01")],
 )
 def test_only_an_exact_0_or_1_weight_reads_0_00_or_1_00(value, text):
     # A saturated softmax (notebook 07) holds weights like 2e-6 and 0.99995: not 0 and 1, so not written as them.
