@@ -129,6 +129,11 @@ def test_words_that_lead_in_to_code_open_its_screen_with_it():
     assert slide_type_for(tall)[3:] == ["slide", "-", "subslide"]
 
 
+def test_a_picture_in_an_exercise_leaves_the_fragment_before_it_as_it_is():
+    cells = [BADGE, TITLE, SETUP, md("## Your turn: draw it"), md("Draw the weights:"), picture_cell(height=300)]
+    assert slide_type_for(cells)[3:] == ["slide", "fragment", "subslide"]
+
+
 def test_a_deck_shows_a_tall_printout_and_a_tall_text_on_screens_of_their_own():
     tall = printing("\n".join(f"x{i} = {i}" for i in range(15)), 20)
     paragraphs = [f"Paragraph {k}: " + "words " * 60 for k in range(8)]

@@ -121,9 +121,9 @@ def slide_type_for(cells) -> list[str]:
             kind, lead_in = "subslide", introduced_by(previous, cell, fits=False)
         else:
             kind = "-"
-        if lead_in is not None:  # the screen starts at the words, not between them and what they introduce
-            j = max(k for k in range(i) if types[k] != "skip")
-            if types[j] == "-":
+        j = max((k for k in range(i) if types[k] != "skip"), default=None)  # where `previous` stands
+        if lead_in is not None and types[j] != "fragment":  # the screen starts at the words, not between them and
+            if types[j] == "-":  # what they introduce (a fragment of an exercise is left as it is)
                 types[j] = "subslide"
             kind, height = "-", cell_height(previous)
         if kind in ("slide", "subslide"):
