@@ -93,6 +93,7 @@ def test_parse_numbers_reads_spaces_signs_decimals_and_the_prose_minus():
     assert parse_numbers(" 2 ,-1,  3.5 ", EXAMPLE, 12) == ([2.0, -1.0, 3.5], None)
     assert parse_numbers("2, −1, 1e3", EXAMPLE, 12) == ([2.0, -1.0, 1000.0], None)
     assert parse_numbers("7", EXAMPLE, 1) == ([7.0], None)
+    assert parse_numbers("1,2,3", EXAMPLE, 3) == ([1.0, 2.0, 3.0], None)  # commas alone: no decimal comma
 
 
 def test_parse_numbers_accepts_the_largest_float32_values():
@@ -110,6 +111,10 @@ def test_parse_numbers_accepts_the_largest_float32_values():
         ("2, x, 3", "Score 1, 'x', is not a number: type digits"),
         ("2 3", "Score 0, '2 3', is not a number: separate the numbers with commas"),
         ("2; -1", "Score 0, '2; -1', is not a number: separate the numbers with commas"),
+        ("1,5, 2,5", "as if a comma sat inside a number (1,5 or 1,000): write numbers without one (1.5, 1000)"),  # 1.5 and 2.5?
+        ("1,5 2,5", "as if a comma sat inside a number"),
+        ("0,5, 1", "as if a comma sat inside a number"),
+        ("1,000, 2", "as if a comma sat inside a number"),  # the prose's thousands
         ("1, nan", "Score 1, 'nan', is not a number"),
         ("1,,2", "Score 1 is empty: remove the extra comma"),
         ("1, 2,", "Score 2 is empty: remove the extra comma"),
