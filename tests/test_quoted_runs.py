@@ -3,7 +3,7 @@ under each of `make cpu-check`'s CPU limits).
 
 - 04: at seeds 1 to 5 the model with positions, trained in two stages, ends on the counted bigram's floor (0.003 to
   0.010 above it) and no better than the split bigram (0.001 to 0.003 above it).
-- 07: at seeds 1, 2 and 3 the wide unscaled head (256) stays near one-hot in 94% or more of its rows from step 200
+- 07: at seeds 1, 2 and 3 the wide unscaled head (256) stays near one-hot in 93% or more of its rows from step 200
   on, and the narrow one (32) ends at 2.493, 2.472 and 2.462, within 0.03 of the counted bigram; the share of rows
   each leaves saturated by the gradient test is printed (07 quotes it in a comment).
 - 08: at seeds 1, 2 and 3 the three steps of position 7's gap, from the encoder to the decoder, lie in the ranges
@@ -138,7 +138,8 @@ def test_07_the_unscaled_heads_at_seeds_1_2_and_3(splits):
         f"seed {seed}, head size {size}: near one-hot from step 200 on {100 * fewest:.1f}% or more, saturated at the "
         f"end {100 * saturated:.1f}%, val loss {loss:.3f}" for (seed, size), (fewest, saturated, loss) in runs.items())
     print(figures)
-    assert all(runs[seed, 256][0] >= 0.94 for seed in (1, 2, 3)), f"256: 94% or more from step 200 on ({figures})"
+    # 94% or more on an Intel Xeon; on an AMD EPYC 93.9% at the lowest (seed 2)
+    assert all(runs[seed, 256][0] >= 0.93 for seed in (1, 2, 3)), f"256: 93% or more from step 200 on ({figures})"
     # 07 quotes the 32 head's loss at seeds 1, 2 and 3: 2.493, 2.472 and 2.462, within 0.03 of the bigram's 2.482
     narrow = torch.tensor([runs[seed, 32][2] for seed in (1, 2, 3)])
     torch.testing.assert_close(narrow, torch.tensor([2.493, 2.472, 2.462]), atol=0.01, rtol=0,
@@ -533,9 +534,9 @@ def test_10_the_feed_forward_layers_gains_at_seeds_1338_and_1339(splits):
     print(f"below the four heads alone: {figures}")
     found = torch.tensor([[g["narrow"], g["wide"], g["wide, no ReLU"]] for g in gains.values()])
     # 10 quotes, from the Intel Xeon that made its copy: the narrow layer 0.044 and 0.048 below the four heads, the wide
-    # one 0.112 and 0.113, the wide one without its ReLU 0.003 below and 0.024 above. Another CPU rounds differently
-    # (at seed 1337 the narrow layer gains 0.034 on the Xeon, 0.028 on an AMD EPYC): ±0.01.
-    torch.testing.assert_close(found, torch.tensor([[0.044, 0.112, 0.003], [0.048, 0.113, -0.024]]), atol=0.01,
+    # one 0.112 and 0.113, the wide one without its ReLU 0.003 below and 0.024 above. Another CPU rounds differently:
+    # on an AMD EPYC (6 December 2026) 0.047 and 0.052, 0.100 and 0.108, 0.003 and -0.024, which 10 also quotes: ±0.015.
+    torch.testing.assert_close(found, torch.tensor([[0.044, 0.112, 0.003], [0.048, 0.113, -0.024]]), atol=0.015,
                                rtol=0, msg=f"the gains 10 quotes ({figures})")
     assert all(g["wide"] > g["narrow"] + 0.04 for g in gains.values()), f"the narrow layer gains far less ({figures})"
     assert all(g["narrow"] > 0.02 for g in gains.values()), f"yet more than the seed moves four heads ({figures})"
