@@ -111,7 +111,8 @@ def test_parse_numbers_accepts_the_largest_float32_values():
         ("2, x, 3", "Score 1, 'x', is not a number: type digits"),
         ("2 3", "Score 0, '2 3', is not a number: separate the numbers with commas"),
         ("2; -1", "Score 0, '2; -1', is not a number: separate the numbers with commas"),
-        ("1,5, 2,5", "as if a comma sat inside a number (1,5 or 1,000): write numbers without one (1.5, 1000)"),  # 1.5 and 2.5?
+        # 1.5 and 2.5, or 1, 5, 2 and 5? Refused, with what to type
+        ("1,5, 2,5", "as if a comma sat inside a number (1,5 or 1,000): write numbers without one (1.5, 1000)"),
         ("1,5 2,5", "as if a comma sat inside a number"),
         ("0,5, 1", "as if a comma sat inside a number"),
         ("1,000, 2", "as if a comma sat inside a number"),  # the prose's thousands
