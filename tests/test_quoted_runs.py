@@ -29,24 +29,26 @@ under each of `make cpu-check`'s CPU limits).
   1339, its block 1's weights moving nearly as far as its block 3's; untrained, the stacks built from those seeds pass
   their input to the top, or blur it, as at 1337, and block 1's gradient in the stack with neither is 122 and 98 times
   below block 3's. A stack of blocks without residual paths or LayerNorm can learn at a smaller learning rate, while at
-  1e-2 every ReLU of one of its feed-forward layers dies; three blocks without their LayerNorms end a little lower at
-  the recipe (at seeds 1337 to 1339), while at constant rates the LayerNorms help; a longer context takes the finished
-  model further; and the finished model does not overfit yet, and dropout only raises its loss (so its dropout is 0). In
-  150-step runs, ln_f's division by each position's size is most of what puts the stack with LayerNorm behind (without
-  it, the stack reads x's length for part of its predictions, yet trained with no length to read it learns as fast; what
-  the leading stacks share is a gradient that reaches x's overall length (through ln_f it has no part along x): cut it
-  and the lead goes, give it to ln_f and ln_f catches up, while a fixed factor does not); the cliff of the stack with
-  neither is x grown about nine times through its parts by its third update (scaled back, it scores as before), and
-  plain gradient descent's third step, in place of AdamW's, would have lengthened x by 2%; at 1e-2 x grows tens of times
-  before that stack's units die; and held to one length between its parts, that stack keeps its units alive at 1e-2.
+  1e-2 every ReLU of one of its feed-forward layers dies (unless a CPU limit sends it another way); three blocks without
+  their LayerNorms end a little lower at the recipe (at seeds 1337 to 1339), while at constant rates the LayerNorms
+  help; a longer context takes the finished model further; and the finished model does not overfit yet, and dropout only
+  raises its loss (so its dropout is 0). In 150-step runs, ln_f's division by each position's size is most of what puts
+  the stack with LayerNorm behind (without it, the stack reads x's length for part of its predictions, yet trained with
+  no length to read it learns as fast; what the leading stacks share is a gradient that reaches x's overall length
+  (through ln_f it has no part along x): cut it and the lead goes, give it to ln_f and ln_f catches up, while a fixed
+  factor does not); the cliff of the stack with neither is x grown about nine times through its parts by its third
+  update (scaled back, it scores as before), and plain gradient descent's third step, in place of AdamW's, would have
+  lengthened x by 2%; at 1e-2 x grows tens of times before that stack's units die; and held to one length between its
+  parts, that stack keeps its units alive at 1e-2.
 
-Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and
-each test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
+Each run uses the notebook's own models and recipe, at its seed, 1337, and at the other seeds it quotes; and each
+test prints its figures: `python -m pytest -s tests/test_quoted_runs.py` shows them (`-k 09` only 09's).
 """
 
 import ast
 import itertools
 import math
+import os
 from collections import Counter
 
 import pytest
@@ -1008,7 +1010,9 @@ def weights_reached(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> list[
 def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     """At 3e-3 it learns; at the recipe's 1e-2 it learns for a while, then the ReLUs of one feed-forward layer all die,
     which leaves the model one prediction for every input (the frequencies) and no gradient to learn its way back.
-    They die when the x that the blocks hand on grows tens of times longer, which it does at 1e-2 only."""
+    They die when the x that the blocks hand on grows tens of times longer, which it does at 1e-2 only. (Under a CPU
+    limit of `make cpu-check` the 1e-2 run may instead keep its units and end between the bigram and the
+    frequencies.)"""
     train_data, val_data = splits
     bigram = token_losses(counted_bigram(train_data), val_data).mean().item()
     counts = torch.bincount(train_data, minlength=VOCAB_SIZE).float()  # as 11 scores the frequencies' loss
@@ -1036,10 +1040,20 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     figures = (f"the stack with neither: {smaller:.3f} at 3e-3, {recipes:.3f} at 1e-2; the bigram {bigram:.3f}, "
                f"the frequencies {frequencies:.3f}. Live feed-forward units per block (of 128), on every validation "
                f"chunk: {live}")
-    # 2.433 on the Intel Xeon, 2.420 on the AMD EPYC, 2.476 on the Xeon limited to AVX2 (make cpu-check's first limit)
+    # 2.433 on the Intel Xeon, 2.420 on the AMD EPYC, 2.476 on the Xeon limited to AVX2 (make cpu-check's first limit),
+    # 2.453 on the AMD EPYC limited to AVX2
     assert smaller < bigram < frequencies - 0.5, f"at 3e-3 it learns, below the bigram ({figures})"
-    assert abs(recipes - frequencies) <= 0.01, f"at the recipe's 1e-2 it ends at the frequencies' loss ({figures})"
     assert min(live[3e-3]) >= 0.9 * 128, f"at 3e-3 nearly every unit of every layer is alive ({figures})"
+    if os.environ.get("ATEN_CPU_CAPABILITY") and 0 not in live[1e-2]:
+        # Under a CPU limit the 1e-2 run can take another path: on the AMD EPYC limited to AVX2 (6 December 2026) no
+        # layer died (128, 115 and 122 units live) and it ended at 2.571, between the bigram and the frequencies, as
+        # seeds 1338 and 1339 end on the AMD EPYC unlimited (11's Appendix D quotes all three). What holds: 3e-3 does
+        # better.
+        print(figures)
+        assert bigram < recipes < frequencies - 0.1 and recipes > smaller + 0.05, (
+            f"at 1e-2, no layer dead: it ends between the bigram and the frequencies, above the 3e-3 run ({figures})")
+        return
+    assert abs(recipes - frequencies) <= 0.01, f"at the recipe's 1e-2 it ends at the frequencies' loss ({figures})"
     assert 0 in live[1e-2], f"at 1e-2 every unit of one feed-forward layer is dead ({figures})"
 
     dead = max(k for k, n in enumerate(live[1e-2]) if n == 0)  # the block whose units all died (the top one, if two)
