@@ -111,11 +111,13 @@ def test_parse_numbers_accepts_the_largest_float32_values():
         ("2, x, 3", "Score 1, 'x', is not a number: type digits"),
         ("2 3", "Score 0, '2 3', is not a number: separate the numbers with commas"),
         ("2; -1", "Score 0, '2; -1', is not a number: separate the numbers with commas"),
-        # 1.5 and 2.5, or 1, 5, 2 and 5? Refused, with what to type
-        ("1,5, 2,5", "as if a comma sat inside a number (1,5 or 1,000): write numbers without one (1.5, 1000)"),
-        ("1,5 2,5", "as if a comma sat inside a number"),
-        ("0,5, 1", "as if a comma sat inside a number"),
-        ("1,000, 2", "as if a comma sat inside a number"),  # the prose's thousands
+        # 1.5 and 2.5, or 1, 5, 2 and 5? Refused, naming the piece and what to type
+        ("1,5, 2,5", "has '1,5', which could be one number (1.5 written 1,5, or 1,000) or two: write numbers without a "
+                     "comma inside (1.5, 1000) and put a comma and a space between them"),
+        ("1,5 2,5", "has '1,5', which could be one number"),
+        ("0,5, 1", "has '0,5', which could be one number"),
+        ("1,000, 2", "has '1,000', which could be one number"),  # the prose's thousands
+        ("2, -1,3", "has '1,3', which could be one number"),  # or a space left out: the fix is the same
         ("1, nan", "Score 1, 'nan', is not a number"),
         ("1,,2", "Score 1 is empty: remove the extra comma"),
         ("1, 2,", "Score 2 is empty: remove the extra comma"),

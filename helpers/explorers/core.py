@@ -97,9 +97,11 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
     text = text.replace("∞", "inf").strip()
     if text[:1] in "[(" and text[-1:] in "])":  # a row copied as the prose writes it, [2, −1, 3]
         text = text.replace("[", "").replace("]", "").replace("(", "").replace(")", "")
-    if re.search(r"\d,\d", text) and re.search(r",\s|\d\s+\d", text):  # 1,5, 2 or 1,000 2: a comma inside a number?
-        return None, (f"{quote(text)} reads as if a comma sat inside a number (1,5 or 1,000): write numbers without "
-                      f"one (1.5, 1000) and put a comma between them, e.g. {example}.")
+    joined = re.search(r"\d+,\d+", text)  # 1,5 or 1,000 beside a comma and a space: one number or two?
+    if joined and re.search(r",\s|\d\s+\d", text):
+        return None, (f"{quote(text)} has {quote(joined.group())}, which could be one number (1.5 written 1,5, or "
+                      f"1,000) or two: write numbers without a comma inside (1.5, 1000) and put a comma and a space "
+                      f"between them, e.g. {example}.")
     values = []
     for position, piece in enumerate(p.strip() for p in text.split(",")):
         if not piece:
