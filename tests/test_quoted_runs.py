@@ -66,6 +66,10 @@ from helpers.runtime import pick_device, seed_everything
 from helpers.training import cpu_threads, model_device, token_losses, train, train_and_measure
 from tests.test_notebook_copies import notebook_definition
 
+# Under one of `make cpu-check`'s CPU limits (the Makefile's CPU_LIMITS_*) a few chaotic runs take another path;
+# the tests that meet one say what they check there instead.
+CPU_LIMITED = bool(os.environ.get("ATEN_CPU_CAPABILITY"))
+
 
 @pytest.fixture(scope="module")
 def splits():
@@ -312,7 +316,7 @@ def test_11_the_residual_path_frees_the_heads_and_does_not_force_them(splits):
     # yet one still may: hou's final u gives itself 0.65 to 0.89 in one head at seed 1339 (11 quotes the range), on
     # every machine and CPU limit tried but one: on the AMD EPYC limited to SSE4 (6 December 2026) it gave 0.23, which
     # 11 also quotes. Under a CPU limit the test only checks that no head keeps to itself.
-    if not os.environ.get("ATEN_CPU_CAPABILITY"):
+    if not CPU_LIMITED:
         assert on_itself[1339] > 0.5, f"yet at seed 1339 one head's final u of hou still gives itself most ({figures})"
     # 11 quotes 0.05 at most at seed 1338 (the Intel Xeon's; limited to AVX2 and SSE4 it gives 0.11 and 0.10): below
     # the 0.15 that 11's cell asks of seed 1337's, on every machine
@@ -1048,12 +1052,12 @@ def test_11_the_stack_with_neither_learns_at_a_smaller_learning_rate(splits):
     # 2.433 on the Intel Xeon, 2.420 on the AMD EPYC, 2.476 on the Xeon limited to AVX2 (make cpu-check's first limit),
     # 2.453 on the AMD EPYC limited to AVX2, but 2.558 (above the bigram) on the AMD EPYC limited to SSE4: under a CPU
     # limit, only that it learns, far below the floor of ignoring the input and better than at 1e-2
-    if os.environ.get("ATEN_CPU_CAPABILITY"):
+    if CPU_LIMITED:
         assert smaller < min(floor - 0.5, recipes), f"at 3e-3 it learns, better than at 1e-2 ({figures})"
     else:
         assert smaller < bigram < frequencies - 0.5, f"at 3e-3 it learns, below the bigram ({figures})"
     assert min(live[3e-3]) >= 0.9 * 128, f"at 3e-3 nearly every unit of every layer is alive ({figures})"
-    if os.environ.get("ATEN_CPU_CAPABILITY") and 0 not in live[1e-2]:
+    if CPU_LIMITED and 0 not in live[1e-2]:
         # Under a CPU limit the 1e-2 run can take another path: on the AMD EPYC limited to AVX2 (6 December 2026) no
         # layer died (128, 115 and 122 units live) and it ended at 2.571, limited to SSE4 at 2.727 (128, 82 and 121),
         # between the bigram and the frequencies, as seeds 1338 and 1339 end on the AMD EPYC unlimited (11's Appendix D
