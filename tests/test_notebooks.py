@@ -309,6 +309,22 @@ def test_every_quoted_run_a_notebook_points_to_is_a_test(notebook):
     assert missing == [], f"{path.name} points to tests/test_quoted_runs.py -k {missing}, but no test's name holds it"
 
 
+def test_09_quotes_the_factor_its_stored_run_printed():
+    """09's text gives the jump its stored copy printed; a timing changes with every run, so re-executing 09 must
+    update the text (this test says so when it was not)."""
+    path = NOTEBOOK_DIR / "09_one_head_trained.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    printed = "".join(out.get("text", "") for cell in code_cells(nb) for out in cell.outputs)
+    text = " ".join(" ".join(cell.source.split()) for cell in nb.cells if cell.cell_type == "markdown")
+    factor = re.search(r"our head from T = 512 to 1,024: ×([\d.]+)", printed)
+    quoted = re.findall(r"\(×([\d.]+) in this copy;", text)
+    assert factor, f"{path.name} no longer prints its head's factor from T = 512 to 1,024"
+    assert quoted == [factor[1]], (
+        f"{path.name} printed ×{factor[1]} from T = 512 to 1,024, but its text says {quoted} 'in this copy': "
+        "write the printed factor there"
+    )
+
+
 @pytest.mark.slow  # two fresh Pythons collect the notebooks
 def test_the_long_training_notebooks_run_under_make_test_slow_and_the_others_under_make_test():
     import subprocess
