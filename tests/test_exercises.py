@@ -22,7 +22,9 @@ import torch.nn.functional as F
 from helpers.exercises.core import (
     HARD_CODED,
     LOW_PRECISION,
+    MASKED_WEIGHTS,
     NO_GRADIENT,
+    NO_SOFTMAX,
     ONE_SEQUENCE,
     RANDOM,
     SHOWN_LINES,
@@ -37,7 +39,9 @@ from helpers.exercises.core import (
     fresh,
     judge,
     judge_case,
+    random_words,
     size_of,
+    torch_calls,
 )
 from helpers.exercises.explain import explain_scores, explain_weights
 
@@ -454,11 +458,6 @@ UNNAMED = [
         "causal_average_weights",
         lambda: lambda T: torch.full((T, T), float("inf")).tril(),
         "row 0 gives position 0 the weight inf, but a weight lies between 0 and 1",
-    ),
-    (  # the softmax forgotten: no division anywhere, so the message must not blame one
-        "masked_softmax_weights",
-        lambda: lambda s: s.masked_fill(torch.ones_like(s).triu(1) == 1, float("-inf")),
-        "the weight -inf, but a weight lies between 0 and 1: did you return the masked scores",
     ),
     (  # the mask written as a product: 0 × (−∞) is NaN
         "masked_softmax_weights",
@@ -1516,7 +1515,7 @@ def test_a_size_clash_after_a_right_case_is_told_to_take_sizes_from_the_input():
 
     feedback = check("masked_softmax_weights", hard_coded)
     assert feedback.passed is False and "(a (5, 5) input was right)" in feedback.message, feedback.message
-    assert "does your code assume a size" in feedback.message
+    assert "is a size typed in (torch.ones(5, 5), range(6)), or read from the wrong dimension?" in feedback.message
 
 
 def test_inputs_taken_by_name_only_are_told_to_drop_the_star():
@@ -1822,3 +1821,155 @@ def test_a_scale_from_the_number_of_positions_less_one_fails():
 
     feedback = check("multi_head", multi_head)
     assert feedback.passed is False and "not from T" in feedback.message, feedback.message
+
+
+def attend_from(scores_to_output):
+    """A learner's notebook 06 head: q, k, v made as the lesson makes them, then `scores_to_output(q @ kᵀ, v)`."""
+    def attend(x, w_q, w_k, w_v):
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        return scores_to_output(q @ k.transpose(-2, -1), v)
+    return attend
+
+
+def future_of(wei):
+    """Where `wei` (…, T, T) is in the future: a bool (T, T), True above the diagonal."""
+    return torch.ones(wei.shape[-2:], dtype=torch.bool).triu(1)
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("attend", attend_from(lambda wei, v: wei.masked_fill(future_of(wei), float("-inf")) @ v)),  # ±∞ and NaN
+    ("attend", attend_from(lambda wei, v: wei.masked_fill(future_of(wei), 0.0) @ v)),
+    ("masked_softmax_weights", lambda scores: scores.tril()),
+    ("masked_softmax_weights", lambda scores: scores.masked_fill(future_of(scores), float("-inf"))),
+    ("multi_head", lambda x, wq, wk, wv, proj: proj(torch.cat([
+        ((x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1)).masked_fill(
+            torch.ones(x.shape[-2], x.shape[-2]).triu(1) == 1, 0.0) @ (x @ wv[h]) for h in range(len(wq))], dim=-1))),
+], ids=["attend, -inf", "attend, 0", "weights, tril", "weights, -inf", "multi_head, 0"])
+def test_a_softmax_left_out_is_named_whatever_the_mask(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and feedback.mistake == NO_SOFTMAX, feedback.message
+    assert "lets the future in" not in feedback.message and "F.softmax(wei, dim=-1)" in feedback.message
+
+
+def test_a_softmax_of_ones_own_is_not_told_it_takes_none():
+    def own_softmax_unnormalised(scores):  # exp without the division: a slip, but a softmax was attempted
+        return scores.masked_fill(future_of(scores), float("-inf")).exp()
+
+    feedback = check("masked_softmax_weights", own_softmax_unnormalised)
+    assert feedback.passed is False and feedback.mistake != NO_SOFTMAX, feedback.message
+
+
+def test_a_mask_put_on_the_weights_after_the_softmax_is_not_told_it_lets_the_future_in():
+    feedback = check("attend", attend_from(
+        lambda wei, v: F.softmax(wei, dim=-1).masked_fill(future_of(wei), float("-inf")) @ v))
+    assert feedback.passed is False and feedback.mistake == MASKED_WEIGHTS, feedback.message
+    assert "masks the weights after the softmax" in feedback.message
+
+
+@pytest.mark.parametrize("calls, words, not_said", [
+    ({"empty_like", "copy_"}, "torch.empty makes a tensor that holds whatever was left in memory", "nn.Linear"),
+    ({"empty", "kaiming_uniform_", "linear"}, "a random bias", "torch.empty"),  # nn.Linear fills its own torch.empty
+    ({"dropout", "linear"}, "F.dropout drops numbers", "torch.empty"),  # a layer handed over, called: not new
+], ids=["torch.empty", "a new nn.Linear", "dropout"])
+def test_a_random_result_is_told_the_cause_its_calls_point_to(calls, words, not_said):
+    said = random_words("f", calls)
+    assert said.startswith("`f` gives a different result each time") and words in said and not_said not in said
+
+
+def test_torch_calls_sees_a_new_layer_and_leftover_memory_and_a_mask_put_on_weights():
+    def learner(x):
+        torch.nn.Linear(3, 2)
+        wei = F.softmax(torch.empty_like(x), dim=-1)
+        return wei.masked_fill(future_of(wei), 0.0)
+
+    seen = torch_calls(learner, (torch.zeros(4, 4),))
+    assert {"kaiming_uniform_", "empty_like", "softmax", "masked_fill"} <= seen.names and seen.masked_weights
+    masked_scores = torch_calls(lambda x: F.softmax(x.masked_fill(future_of(x), 0.0), -1), (torch.zeros(4, 4),))
+    assert not masked_scores.masked_weights, "a mask on the scores, before the softmax, is no mask on the weights"
+
+
+def test_a_new_linear_layer_is_told_of_its_random_bias():
+    def attend(x, w_q, w_k, w_v):
+        layers = [torch.nn.Linear(x.shape[-1], w.shape[0]) for w in (w_q, w_k, w_v)]  # bias=False forgotten
+        for layer, w in zip(layers, (w_q, w_k, w_v), strict=True):
+            layer.weight.data = w
+        q, k, v = (layer(x) for layer in layers)
+        wei = (q @ k.transpose(-2, -1)).masked_fill(future_of(x @ x.transpose(-2, -1)), float("-inf"))
+        return F.softmax(wei, dim=-1) @ v
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and feedback.mistake == RANDOM, feedback.message
+    assert "random bias" in feedback.message and "torch.empty" not in feedback.message
+
+
+def test_a_mask_the_size_of_the_head_is_told_it_may_be_the_mask():
+    def multi_head(x, wq, wk, wv, proj):
+        hs = wq.shape[-1]  # the mask built for head_size, not T
+        outs = []
+        for h in range(len(wq)):
+            wei = ((x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1)) * hs ** -0.5
+            wei = wei.masked_fill(torch.tril(torch.ones(hs, hs)) == 0, float("-inf"))
+            outs.append(F.softmax(wei, dim=-1) @ (x @ wv[h]))
+        return proj(torch.cat(outs, dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and "build it from T = x.shape[-2], not from head_size" in feedback.message
+    assert "The line that raised: `wei = wei.masked_fill(" in feedback.message, feedback.message
+
+
+def test_a_scale_typed_in_is_named_beside_the_rounded_root():
+    feedback = check("scaled_scores", lambda q, k: q @ k.transpose(-2, -1) / 2)
+    assert feedback.passed is False and "a number typed in that fits one head size only" in feedback.message
+
+
+@pytest.mark.parametrize("fn, words", [
+    (attend_from(lambda wei, v: v @ F.softmax(wei.masked_fill(future_of(wei), float("-inf")), dim=-1)),
+     "the weights come first"),
+    (lambda x, w_q, w_k, w_v: (x @ w_q.T) @ (x @ w_k.T), "is a transpose missing"),
+], ids=["v @ wei", "q @ k"])
+def test_a_product_whose_sizes_do_not_chain_is_told_how_they_must(fn, words):
+    feedback = check("attend", fn)
+    assert feedback.passed is False and "In a @ b the last dimension of a must equal" in feedback.message
+    assert words in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("tail", [lambda out, proj: out @ proj, lambda out, proj: out @ proj.weight.T],
+                         ids=["@ proj", "proj.weight"])
+def test_a_function_used_as_a_matrix_is_told_to_call_it(tail):
+    feedback = check("multi_head", lambda x, wq, wk, wv, proj: tail(torch.cat(each_heads_output(x, wq, wk, wv), -1),
+                                                                     proj))
+    assert feedback.passed is False and "call it on its input, e.g. proj(out)" in feedback.message, feedback.message
+
+
+def test_a_result_of_a_size_typed_in_is_told_so_when_it_raises_on_the_next_case():
+    def running_average(x):
+        out = torch.zeros(4, 2)  # the first case's size
+        for t in range(x.shape[0]):
+            out[t] = x[: t + 1].mean(0)
+        return out
+
+    feedback = check("running_average", running_average)
+    assert feedback.passed is False and "is a size typed in" in feedback.message, feedback.message
+
+
+def test_a_mask_given_to_the_fused_attention_is_named_first():
+    def attend(x, w_q, w_k, w_v):
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        ones = torch.ones(x.shape[-2], x.shape[-2]).tril()  # 0s and 1s, added to the scores: a nudge, not a mask
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=ones, scale=1.0)
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and "lets the future in" in feedback.message, feedback.message
+    first_question = feedback.message.split("alone.")[1]
+    assert first_question.lstrip().startswith("F.scaled_dot_product_attention adds a float attn_mask")
+
+
+def test_a_nan_where_no_mask_belongs_is_told_the_general_causes_only():
+    def standardise_rows(x):
+        mean, var = x.mean(-1, keepdim=True), x.var(-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(var - 1e-5)  # eps subtracted: a constant row goes below 0
+
+    x = torch.ones(3, 4)
+    said = explain_difference(standardise_rows(x).double(), torch.zeros(3, 4, dtype=torch.float64), 1e-4,
+                              softmax=False)
+    assert "NaN" in said and "square root" in said and "−∞" not in said and "mask" not in said, said

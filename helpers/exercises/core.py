@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from ..words import article, listed
 
@@ -32,6 +33,10 @@ NO_GRADIENT = "no_gradient"  # the mistake name given to a right answer whose gr
 RANDOM = "random_result"  # the mistake name given to an answer that changes from call to call on the same input
 FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is the right one rounded down
 FUTURE_LEAK = "future_leak"  # the mistake name given to an answer that reads positions its reference may not
+NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes no softmax where the reference does
+MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
+SOFTMAX_LIKE = {"softmax", "log_softmax", "exp", "scaled_dot_product_attention"}  # a learner's own softmax calls exp
+LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -43,14 +48,23 @@ COUNT_FROM_THE_END = (  # the advice for an error that a batch dimension, presen
     "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
     "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
 )
+SIZE_CLASHES = (  # what PyTorch says when two sizes that must agree do not
+    "must match the size of tensor", "The expanded size of the tensor", "shapes cannot be multiplied",
+    "is invalid for input of size",
+)
 FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of dimensions gets another number
     "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
 )
-NAN_CAUSES = (  # what can have made a NaN in an answer, as questions to the learner
+NAN_GENERAL = (  # what can have made a NaN in any answer, as a question to the learner
     "NaN (not a number), which 0 / 0, ∞ − ∞, 0 × ∞ and the square root or log of a negative number give: does a "
-    "division divide by 0, does a mask leave some position nothing to see (a softmax of a row that is −∞ everywhere "
-    "is NaN: each position must see itself), is −∞ multiplied by 0 (mask with masked_fill instead), or was the "
-    "future filled with +∞, its minus sign missing (a softmax of a row holding +∞ computes ∞ − ∞)?"
+    "division divide by 0, or a square root or log get a number below 0"
+)
+NAN_CAUSES = (  # ... and in an answer built with a mask: the questions about the mask and the softmax too
+    NAN_GENERAL + ", does a mask leave some position nothing to see (a softmax of a row that is −∞ everywhere is NaN: "
+    "each position must see itself), is the mask put on the weights after the softmax instead of on the scores "
+    "before it (a −∞ left in the weights turns into NaN in wei @ v), is −∞ multiplied by 0 (mask with masked_fill "
+    "instead), or was the future filled with +∞, its minus sign missing (a softmax of a row holding +∞ computes "
+    "∞ − ∞)?"
 )
 
 
@@ -200,7 +214,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         except NotImplementedError:
             return Feedback(None, f"fill in `{label}` above, then run this cell again.")
         except (Exception, SystemExit) as err:
-            failures.append((number, explain_raise(exercise, inputs, err, label, fn), None))
+            earlier_right = number > 0 and not failures
+            failures.append((number, explain_raise(exercise, inputs, err, label, fn, earlier_right), None))
             continue
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
@@ -289,20 +304,14 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
 
 
 def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:
-    """A first failure that no named mistake explains: a size carried over from an earlier case, a batch
-    handled as one sequence, or else the case's own reason, naming its input when an earlier one was right."""
+    """A first failure that no named mistake explains: a size carried over from an earlier case, a random result, a
+    batch handled as one sequence, a softmax left out, a result that reads the future, or else the case's own
+    reason, naming its input when an earlier one was right."""
     if replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes):
         return hard_coded(exercise, number, shapes)
     inputs = exercise.cases[number]
     if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
-        return Feedback(
-            False,
-            f"`{label}` gives a different result each time it is called on the same input, so something in it is "
-            "random: a dropout step (F.dropout drops numbers unless told training=False) or torch.rand has no place "
-            "here, and a layer made inside your function (a new nn.Linear starts from random weights) should be "
-            "the one you are given.",
-            RANDOM,
-        )
+        return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
     if right_one_sequence_at_a_time(exercise, fn, inputs):
         batch = tuple(inputs[0].shape)
         return Feedback(
@@ -313,7 +322,25 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
             ONE_SEQUENCE,
         )
-    if only_told_where_it_differs(exercise, inputs, got, verdict) and lets_the_future_in(exercise, fn, inputs):
+    expected = answer(exercise, inputs)
+    same_shape = got is not None and got.shape == expected.shape
+    if same_shape and leaves_out_the_softmax(exercise, fn, inputs):
+        verdict = Feedback(
+            False,
+            f"`{label}` takes no softmax, so its rows are scores, not weights (a row of weights is never negative and "
+            "sums to 1): mask the future of the scores with float('-inf'), then turn each row into weights with "
+            "F.softmax(wei, dim=-1), and only then use them.",
+            NO_SOFTMAX,
+        )
+    elif same_shape and strays_to_infinity(got, expected) and torch_calls(fn, inputs).masked_weights:
+        verdict = Feedback(
+            False,
+            f"`{label}` masks the weights after the softmax: a −∞ put there stays in the weights, and wei @ v turns it "
+            "into ±∞ and NaN. Mask the scores before the softmax, which turns −∞ into a weight of exactly 0.",
+            MASKED_WEIGHTS,
+        )
+    elif (only_told_where_it_differs(exercise, inputs, got, verdict) and not strays_to_infinity(got, expected)
+          and lets_the_future_in(exercise, fn, inputs)):  # a change cannot be told through ±∞ and NaN
         verdict = Feedback(False, future_leak_words(exercise, fn, label), FUTURE_LEAK)
     return verdict if number == 0 else Feedback(False, after_right_cases(exercise, number, verdict.message),
                                                 verdict.mistake)
@@ -325,7 +352,74 @@ def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: 
     expected = answer(exercise, inputs)
     if got is None or got.shape != expected.shape:
         return False
-    return verdict.message == explain_difference(as_float(got), expected, exercise.atol)
+    softmax = takes_softmax(exercise, inputs)
+    return verdict.message == explain_difference(as_float(got), expected, exercise.atol, softmax)
+
+
+class TorchCalls(TorchFunctionMode):
+    """While active, notes in `names` the name of every PyTorch function called (F.softmax and x.softmax as
+    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), and in
+    `masked_weights` whether a mask (masked_fill, where) was put on what a softmax returned."""
+
+    def __init__(self):
+        super().__init__()
+        self.names, self.weights, self.masked_weights = set(), [], False
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        self.names.add(name)
+        if name in ("masked_fill", "masked_fill_", "where"):
+            self.masked_weights |= any(arg is w for arg in args for w in self.weights)
+        result = func(*args, **(kwargs or {}))
+        if name == "softmax":
+            self.weights.append(result)
+        return result
+
+
+def torch_calls(fn, inputs: tuple) -> TorchCalls:
+    """What `fn` calls on fresh copies of `inputs` (up to the error, if it raises)."""
+    seen = TorchCalls()
+    try:
+        with seen:
+            fn(*fresh(inputs))
+    except (Exception, SystemExit):
+        pass
+    return seen
+
+
+def takes_softmax(exercise: Exercise, inputs: tuple) -> bool:
+    """Whether the exercise's reference takes a softmax on `inputs` (its own, or the fused attention's)."""
+    return bool({"softmax", "scaled_dot_product_attention"} & torch_calls(exercise.reference, inputs).names)
+
+
+def leaves_out_the_softmax(exercise: Exercise, fn, inputs: tuple) -> bool:
+    """Whether the reference takes a softmax on `inputs` and `fn` calls nothing that could make one (a softmax of
+    its own needs exp)."""
+    return takes_softmax(exercise, inputs) and not SOFTMAX_LIKE & torch_calls(fn, inputs).names
+
+
+def strays_to_infinity(got, expected: torch.Tensor) -> bool:
+    """Whether the tensor `got`, shaped like `expected`, holds ±∞ or NaN where `expected` is finite."""
+    if got is None or got.shape != expected.shape:
+        return False
+    return bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
+
+
+def random_words(label: str, names: set[str]) -> str:
+    """Why `label`'s result changes from call to call, from the PyTorch functions it calls (`names`): a layer made
+    inside it, entries of torch.empty never written, or else the usual random steps."""
+    words = f"`{label}` gives a different result each time it is called on the same input, "
+    if "kaiming_uniform_" in names:  # how a new nn.Linear draws its weights (after a torch.empty of its own)
+        return words + ("so something in it is random: a layer made inside your function (a new nn.Linear starts "
+                        "from random weights and a random bias, even once its weight is set) should not be there: "
+                        "use the weights you are given (x @ w.T, or F.linear(x, w)), or give nn.Linear bias=False.")
+    if LEFTOVER_MEMORY & names:
+        return words + ("so some entries change: torch.empty makes a tensor that holds whatever was left in memory, "
+                        "and an entry your code never writes keeps that leftover. Start from torch.zeros, or write "
+                        "every entry.")
+    return words + ("so something in it is random: a dropout step (F.dropout drops numbers unless told "
+                    "training=False) or torch.rand has no place here, and a layer made inside your function should be "
+                    "the one you are given.")
 
 
 def with_position_changed(inputs: tuple, at: int) -> tuple:
@@ -346,14 +440,15 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
         return None
     try:
-        before, again, after = fn(*fresh(inputs)), fn(*fresh(inputs)), fn(*with_position_changed(inputs, at))
+        before, again = fn(*fresh(inputs)), fn(*fresh(inputs))
+        after, after_again = fn(*with_position_changed(inputs, at)), fn(*with_position_changed(inputs, at))
     except (Exception, SystemExit):
         return None
     if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) and t.dim() >= 2 and t.shape == before.shape
-               for t in (before, again, after)):
+               for t in (before, again, after, after_again)):
         return None
-    if not close(as_float(before), as_float(again), atol):  # a random answer: no change can be told from its noise
-        return None
+    if not (close(as_float(before), as_float(again), atol) and close(as_float(after), as_float(after_again), atol)):
+        return None  # a random answer: no change can be told from its noise
     if before.shape[-2] != x.shape[-2]:
         return None
     gap = (as_float(after) - as_float(before)).abs().nan_to_num(0.0)  # a NaN in both counts as no change
@@ -373,22 +468,22 @@ def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
 
 
 def future_leak_words(exercise: Exercise, fn, label: str) -> str:
-    """The sentence for a result that reads the future, and the usual causes as questions: about the mask and the
-    weights only when `fn`'s code calls a softmax, about F.scaled_dot_product_attention's mask only when it passes one
-    (without is_causal=True)."""
+    """The sentence for a result that reads the future, and its likely cause: F.scaled_dot_product_attention given a
+    mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
+    and the weights only when it calls a softmax."""
     first = reference_parameters(exercise, 1)[0]
     tree = parsed_source(fn)
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
              "earlier positions, yet position t may read positions 0…t alone.")
+    if sdpa_given_a_mask(tree):
+        return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s "
+                        "only nudges them) and reads a boolean one as True where a position may look: give it "
+                        "is_causal=True instead.")
     if calls(tree) & {"softmax", "scaled_dot_product_attention"}:
         words += (" Is the future masked with float('-inf') before a softmax that runs along each row (dim=-1), and "
                   "are the weights used as they are (wei @ v, not transposed)?")
-    words += (" Does a step take a mean, a norm or a spread over all positions, read a slice that reaches past t, or "
-              "reshape the batch into one long sequence?")
-    if sdpa_given_a_mask(tree):
-        words += (" And F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s only "
-                  "nudges them) and reads a boolean one as True where a position may look: give it is_causal=True.")
-    return words
+    return words + (" Does a step take a mean, a norm or a spread over all positions, read a slice that reaches past "
+                    "t, or reshape the batch into one long sequence?")
 
 
 def parsed_source(fn) -> ast.AST | None:
@@ -574,12 +669,14 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
-    return Feedback(False, hint or explain_difference(got, expected, exercise.atol))
+    return Feedback(False, hint or explain_difference(got, expected, exercise.atol, takes_softmax(exercise, inputs)))
 
 
-def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn) -> Feedback:
+def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
+                  earlier_right: bool = False) -> Feedback:
     """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words;
-    either way followed by the learner's line that raised, when its source can be read."""
+    either way followed by the learner's line that raised, when its source can be read. A size clash on a case
+    after right ones (`earlier_right`) is told to look for a size typed in."""
     line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
@@ -588,7 +685,12 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
         except Exception as expected_err:
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
                 return Feedback(False, mistake.hint + where, mistake.name)
-    advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
+    if earlier_right and any(words in str(err) for words in SIZE_CLASHES):
+        advice = (" It was right for the earlier size: is a size typed in (torch.ones(5, 5), range(6)), or read from "
+                  "the wrong dimension? Take each size from the input, counting dimensions from the end "
+                  "(T = x.shape[-2]).")
+    else:
+        advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 
@@ -644,6 +746,22 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return " Does your code assume a size? Take sizes from the input (.shape)."
     if isinstance(err, SystemExit):
         return " sys.exit() and exit() stop the whole program: return your answer instead."
+    if "shapes cannot be multiplied" in text or "Expected size for first two dimensions of batch2" in text:
+        return (
+            " In a @ b the last dimension of a must equal the last but one of b: is a transpose missing (the scores "
+            "are q @ k.transpose(-2, -1)), or are the two the wrong way round (the weights come first: wei @ x, "
+            "wei @ v)?"
+        )
+    if "'function'" in text or "'method'" in text:
+        return (
+            " A function stands where a tensor belongs: call it on its input, e.g. proj(out), instead of multiplying "
+            "by it or reading its .weight."
+        )
+    if "The expanded size of the tensor" in text:
+        return (
+            " Your code writes a piece of one size into a place of another: is a size typed in (torch.zeros(4, 2))? "
+            "Make the result from the input, e.g. torch.zeros_like(x)."
+        )
     if "must match the size of tensor" in text:
         return (
             " Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
@@ -756,7 +874,8 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
         if isinstance(got, (list, tuple)):
             return several_items(got, expected, fn, label, atol)
         if kind == "ndarray":  # a tensor turned into NumPy's array on its way out
-            return "return the tensor itself, not an ndarray: leave out .numpy() (and any np. step on the way)."
+            return ("return a torch tensor, not an ndarray (NumPy's array): build it with torch (torch.tril, not "
+                    "np.tril) and leave out .numpy().")
         return f"return a tensor (like torch.tensor(...)), not {article(kind)}."
     if got.is_nested:
         return "return one ordinary tensor, not a nested tensor: build the whole result in one piece (no torch.nested)."
@@ -856,9 +975,10 @@ def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
     return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
 
 
-def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str:
+def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, softmax: bool = True) -> str:
     """The generic hint: the first entry that differs by more than `atol`, in words (with digits enough to show
-    the difference)."""
+    the difference). A NaN or an infinity there is told its usual causes, those of a mask and a softmax only where
+    the answer takes a `softmax`."""
     differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
     if not differs.any():
         return (
@@ -867,7 +987,13 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float) -
         )
     index = first_index(differs)
     if torch.isnan(got[index]):
-        return f"the shape is right but {entry_words(index)} is {NAN_CAUSES}"
+        return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL + '?'}"
+    if torch.isinf(got[index]):
+        cause = ("a −∞ mask belongs on the scores, before the softmax turns it into a weight of exactly 0; without a "
+                 "softmax after it, or put on the weights after the softmax, the −∞ stays in" if softmax
+                 else "does a division divide by 0?")
+        return (f"the shape is right but {entry_words(index)} is {fmt(got[index])} where the reference has "
+                f"{fmt(expected[index])}: an infinity reached your result: {cause}")
     factor = scaled_by(got, expected)
     if factor is not None:
         return (f"every entry is {fmt(factor)} times the reference's: your steps are right, but something scales the "

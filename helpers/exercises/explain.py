@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from ..attention import future_mask
-from .core import NAN_CAUSES, as_float, close, first_index, fmt, fmt_apart, scaled_by
+from .core import as_float, close, first_index, fmt, fmt_apart, scaled_by
 
 MASKED_THE_PRESENT = (  # the hint for a mask that hides the diagonal too, in notebook 06's and 10's exercises
     "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read itself, so mask "
@@ -79,7 +79,12 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
     got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
-        return f"row {row} contains {NAN_CAUSES}"
+        return (
+            f"row {row} contains NaN (not a number), which 0 / 0, ∞ − ∞ and 0 × ∞ give: does the row see no position "
+            "at all (a mask must leave each position itself: a sum of 0 divided into 0, or a softmax of a row that is "
+            "−∞ everywhere, is NaN), is −∞ multiplied by 0 (mask with masked_fill instead), or was the future filled "
+            "with +∞ (its minus sign missing)?"
+        )
     if torch.isinf(got).any():
         row, col = first_index(torch.isinf(got))
         return (

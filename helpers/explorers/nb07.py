@@ -104,9 +104,9 @@ EXERCISES = (
             Mistake(
                 "rounded_square_root",
                 lambda q, k: scores(q, k, scaled=False) / math.isqrt(k.shape[-1]),
-                "you divided by √head_size rounded down to a whole number (int(math.sqrt(…)) or math.isqrt do "
-                "that), which is right only when head_size is a perfect square, such as 4 or 16: divide by "
-                "head_size ** 0.5, which keeps the fraction.",
+                "you divided by a whole number where √head_size has a fraction: by √head_size rounded down "
+                "(int(math.sqrt(…)) or math.isqrt do that), or by a number typed in that fits one head size only (2 "
+                "is √4). Compute the scale from the input, k.shape[-1] ** 0.5, which keeps the fraction.",
             ),
             Mistake(
                 "multiplied_by_sqrt_d",

@@ -220,7 +220,10 @@ EXERCISES = (
             Mistake(
                 "multiplied_entry_by_entry",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: q * k.transpose(-2, -1)),
-                hints.ELEMENTWISE_SCORES,
+                "two tensors that must line up entry for entry did not. Either q and kᵀ were combined with *, + or − "
+                "(a score is a query dotted with a key, the sum of products that q @ k.transpose(-2, -1) makes), or "
+                "the mask has another size than the scores, (T, T): build it from T = x.shape[-2], not from "
+                "head_size. The line that raised tells which.",
             ),
             Mistake(
                 "returned_wei",
