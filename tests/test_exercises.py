@@ -779,7 +779,7 @@ def test_a_nan_in_an_exercise_without_its_own_explanation_is_told_what_makes_nan
     feedback = check("attend", attend_masking_by_product)
     assert feedback.passed is False, feedback.message
     assert "entry [0, 0] is NaN (not a number)" in feedback.message
-    assert "each position must see itself" in feedback.message
+    assert "does each position still see itself" in feedback.message
 
 
 def running_average_into_whole_numbers(x):
@@ -1863,7 +1863,7 @@ def test_a_mask_put_on_the_weights_after_the_softmax_is_not_told_it_lets_the_fut
     feedback = check("attend", attend_from(
         lambda wei, v: F.softmax(wei, dim=-1).masked_fill(future_of(wei), float("-inf")) @ v))
     assert feedback.passed is False and feedback.mistake == MASKED_WEIGHTS, feedback.message
-    assert "masks the weights after the softmax" in feedback.message
+    assert "puts an infinity into the weights after the softmax" in feedback.message
 
 
 @pytest.mark.parametrize("calls, words, not_said", [
@@ -1880,12 +1880,23 @@ def test_torch_calls_sees_a_new_layer_and_leftover_memory_and_a_mask_put_on_weig
     def learner(x):
         torch.nn.Linear(3, 2)
         wei = F.softmax(torch.empty_like(x), dim=-1)
-        return wei.masked_fill(future_of(wei), 0.0)
+        return wei.masked_fill(future_of(wei), float("-inf"))
 
     seen = torch_calls(learner, (torch.zeros(4, 4),))
     assert {"kaiming_uniform_", "empty_like", "softmax", "masked_fill"} <= seen.names and seen.masked_weights
-    masked_scores = torch_calls(lambda x: F.softmax(x.masked_fill(future_of(x), 0.0), -1), (torch.zeros(4, 4),))
+    zeros = (torch.zeros(4, 4),)
+    masked_scores = torch_calls(lambda x: F.softmax(x.masked_fill(future_of(x), float("-inf")), -1), zeros)
     assert not masked_scores.masked_weights, "a mask on the scores, before the softmax, is no mask on the weights"
+    zeroed = torch_calls(lambda x: F.softmax(x, -1).masked_fill(future_of(x), 0.0), zeros)
+    assert not zeroed.masked_weights, "0 put into the weights is no infinity"
+
+
+def test_torch_calls_leaves_out_what_the_functions_handed_over_call():
+    def block(x, heads):  # heads takes the softmax, not the learner's own code
+        return x + heads(x)
+
+    seen = torch_calls(block, (torch.zeros(4, 4), lambda x: F.softmax(x, -1)))
+    assert "add" in seen.names and "softmax" not in seen.names, seen.names
 
 
 def test_a_new_linear_layer_is_told_of_its_random_bias():
@@ -1938,7 +1949,7 @@ def test_a_product_whose_sizes_do_not_chain_is_told_how_they_must(fn, words):
 def test_a_function_used_as_a_matrix_is_told_to_call_it(tail):
     feedback = check("multi_head", lambda x, wq, wk, wv, proj: tail(torch.cat(each_heads_output(x, wq, wk, wv), -1),
                                                                      proj))
-    assert feedback.passed is False and "call it on its input, e.g. proj(out)" in feedback.message, feedback.message
+    assert feedback.passed is False and "call it on its input, as in proj(out)" in feedback.message, feedback.message
 
 
 def test_a_result_of_a_size_typed_in_is_told_so_when_it_raises_on_the_next_case():
@@ -1973,3 +1984,75 @@ def test_a_nan_where_no_mask_belongs_is_told_the_general_causes_only():
     said = explain_difference(standardise_rows(x).double(), torch.zeros(3, 4, dtype=torch.float64), 1e-4,
                               softmax=False)
     assert "NaN" in said and "square root" in said and "−∞" not in said and "mask" not in said, said
+
+
+def masked_then(weights_of):
+    """A learner's notebook 03 answer: the scores' future set to −∞, then `weights_of(masked scores)`."""
+    return lambda scores: weights_of(scores.masked_fill(future_of(scores), float("-inf")))
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("block_forward", lambda x, ln1, heads, ln2, ffwd: x + ffwd(ln1(x))),  # the softmax is inside heads, left out
+    ("masked_softmax_weights", masked_then(lambda s: (math.e ** s) / (math.e ** s).sum(-1, keepdim=True))),
+    ("masked_softmax_weights", masked_then(lambda s: torch.special.softmax(torch.special.softmax(s, -1), -1))),
+    ("masked_softmax_weights", lambda s: F.softmin(s.masked_fill(future_of(s), float("inf")), dim=-1)),
+], ids=["block without heads", "e ** s without the shift", "special.softmax twice", "softmin"])
+def test_an_answer_that_takes_a_softmax_its_own_way_is_not_told_it_takes_none(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and feedback.mistake != NO_SOFTMAX, feedback.message
+
+
+def test_a_minus_infinity_put_on_the_weights_of_several_heads_is_named_though_proj_makes_all_nan():
+    def multi_head(x, wq, wk, wv, proj):
+        outs = []
+        for h in range(len(wq)):
+            wei = F.softmax((x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * wq.shape[-1] ** -0.5, dim=-1)
+            outs.append(wei.masked_fill(future_of(wei), float("-inf")) @ (x @ wv[h]))
+        return proj(torch.cat(outs, dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and feedback.mistake == MASKED_WEIGHTS, feedback.message
+
+
+def test_zeros_put_on_the_weights_and_renormalised_are_not_told_an_infinity_went_in():
+    def masked_softmax_weights(scores):  # the past can underflow to 0 too, and 0 / 0 is NaN
+        wei = F.softmax(scores, dim=-1).masked_fill(future_of(scores), 0.0)
+        return wei / wei.sum(-1, keepdim=True)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and feedback.mistake != MASKED_WEIGHTS, feedback.message
+
+
+def test_a_dropout_is_named_even_beside_a_torch_empty_written_whole():
+    def attend(x, w_q, w_k, w_v):
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        wei = F.dropout(F.softmax((q @ k.transpose(-2, -1)).masked_fill(future_of(q @ k.transpose(-2, -1)),
+                                                                        float("-inf")), dim=-1), p=0.1)
+        out = torch.empty(*wei.shape[:-1], v.shape[-1])
+        out[...] = wei @ v  # every entry written
+        return out
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and feedback.mistake == RANDOM, feedback.message
+    assert "F.dropout" in feedback.message and "torch.empty" not in feedback.message
+
+
+def test_an_infinity_from_a_mask_in_a_step_without_one_is_told_so():
+    feedback = check("attention_scores", lambda q, k: (q @ k.transpose(-2, -1)).masked_fill(
+        torch.ones(q.shape[-2], q.shape[-2]).triu() == 1, float("-inf")))
+    assert feedback.passed is False and "or a mask fill in ±∞ (this step needs no mask)" in feedback.message
+
+
+def test_a_table_stretched_whole_is_told_it_may_need_its_first_rows_only():
+    feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table.expand_as(tok_emb))
+    assert feedback.passed is False and "only its first rows belong" in feedback.message, feedback.message
+
+
+def test_a_size_typed_in_for_a_number_input_is_not_told_to_read_a_shape():
+    def causal_average_weights(T):
+        tril = torch.tril(torch.ones(T, T))
+        return tril / tril.sum(1, keepdim=True).expand(4, 4)  # the first case's T typed in
+
+    feedback = check("causal_average_weights", causal_average_weights)
+    assert feedback.passed is False and "is a size typed in" in feedback.message, feedback.message
+    assert ".shape" not in feedback.message

@@ -11,6 +11,7 @@ import ast
 import contextlib
 import copy
 import dataclasses
+import functools
 import inspect
 import io
 import linecache
@@ -35,7 +36,11 @@ FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is
 FUTURE_LEAK = "future_leak"  # the mistake name given to an answer that reads positions its reference may not
 NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes no softmax where the reference does
 MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
-SOFTMAX_LIKE = {"softmax", "log_softmax", "exp", "scaled_dot_product_attention"}  # a learner's own softmax calls exp
+WEIGHT_MAKERS = {"softmax", "special_softmax", "softmin"}  # what turns a row of scores into weights
+SOFTMAX_LIKE = WEIGHT_MAKERS | {  # ... and what a softmax of the learner's own, or a fused one, calls
+    "log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__", "scaled_dot_product_attention"}
+RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
+                "rand", "rand_like", "randn", "randn_like", "randint", "randperm", "bernoulli", "multinomial"}
 LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
@@ -56,15 +61,14 @@ FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of d
     "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
 )
 NAN_GENERAL = (  # what can have made a NaN in any answer, as a question to the learner
-    "NaN (not a number), which 0 / 0, ∞ − ∞, 0 × ∞ and the square root or log of a negative number give: does a "
-    "division divide by 0, or a square root or log get a number below 0"
+    "NaN (not a number), which 0 / 0, ∞ / ∞, ∞ − ∞, 0 × ∞ and the square root or log of a number below 0 give: "
+    "does a division divide by 0, or a square root or log get a number below 0?"
 )
-NAN_CAUSES = (  # ... and in an answer built with a mask: the questions about the mask and the softmax too
-    NAN_GENERAL + ", does a mask leave some position nothing to see (a softmax of a row that is −∞ everywhere is NaN: "
-    "each position must see itself), is the mask put on the weights after the softmax instead of on the scores "
-    "before it (a −∞ left in the weights turns into NaN in wei @ v), is −∞ multiplied by 0 (mask with masked_fill "
-    "instead), or was the future filled with +∞, its minus sign missing (a softmax of a row holding +∞ computes "
-    "∞ − ∞)?"
+NAN_CAUSES = (  # ... and in an answer that takes a softmax: the questions about its mask too
+    NAN_GENERAL + " With a mask: does each position still see itself (a row that is −∞ everywhere gives NaN), does "
+    "the −∞ go on the scores before the softmax (not on the weights after it), is it put in with masked_fill (not "
+    "multiplied: 0 × −∞ is NaN), and has it its minus sign (+∞ gives NaN)? A softmax written by hand subtracts each "
+    "row's largest score first, or e^x overflows to ∞."
 )
 
 
@@ -226,6 +230,14 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             continue
         shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got)
+        if verdict and strays_to_infinity(got, answer(exercise, inputs)) and torch_calls(fn, inputs).masked_weights:
+            verdict = Feedback(  # what the code did, traced: surer than a named mistake whose NaNs fall alike
+                False,
+                f"`{label}` puts an infinity into the weights after the softmax: it stays there and turns the result "
+                "into ±∞ and NaN. Put the −∞ mask on the scores before the softmax, which turns it into a weight of "
+                "exactly 0.",
+                MASKED_WEIGHTS,
+            )
         if verdict is None and (problem := gradient_problem(exercise, inputs, got)):
             verdict = Feedback(False, problem, NO_GRADIENT)
         if verdict:
@@ -239,6 +251,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
         first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
+    elif number and first.mistake == MASKED_WEIGHTS:  # found by tracing the code, after right cases
+        first = Feedback(False, after_right_cases(exercise, number, first.message), first.mistake)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
@@ -332,13 +346,6 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             "F.softmax(wei, dim=-1), and only then use them.",
             NO_SOFTMAX,
         )
-    elif same_shape and strays_to_infinity(got, expected) and torch_calls(fn, inputs).masked_weights:
-        verdict = Feedback(
-            False,
-            f"`{label}` masks the weights after the softmax: a −∞ put there stays in the weights, and wei @ v turns it "
-            "into ±∞ and NaN. Mask the scores before the softmax, which turns −∞ into a weight of exactly 0.",
-            MASKED_WEIGHTS,
-        )
     elif (only_told_where_it_differs(exercise, inputs, got, verdict) and not strays_to_infinity(got, expected)
           and lets_the_future_in(exercise, fn, inputs)):  # a change cannot be told through ±∞ and NaN
         verdict = Feedback(False, future_leak_words(exercise, fn, label), FUTURE_LEAK)
@@ -359,29 +366,57 @@ def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: 
 class TorchCalls(TorchFunctionMode):
     """While active, notes in `names` the name of every PyTorch function called (F.softmax and x.softmax as
     "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), and in
-    `masked_weights` whether a mask (masked_fill, where) was put on what a softmax returned."""
+    `masked_weights` whether a mask (masked_fill, where) put ±∞ into what a softmax returned. Nothing is noted while
+    a function wrapped by `given` runs (a part handed to the code, whose insides are not the code's own)."""
 
     def __init__(self):
         super().__init__()
-        self.names, self.weights, self.masked_weights = set(), [], False
+        self.names, self.weights, self.masked_weights, self.inside_given = set(), [], False, 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
         name = getattr(func, "__name__", "")
-        self.names.add(name)
-        if name in ("masked_fill", "masked_fill_", "where"):
-            self.masked_weights |= any(arg is w for arg in args for w in self.weights)
-        result = func(*args, **(kwargs or {}))
-        if name == "softmax":
+        if not self.inside_given:
+            self.names.add(name)
+            if name in ("masked_fill", "masked_fill_", "where"):
+                filled = [*args[1:], *kwargs.values()]  # the fill (masked_fill) or the two sides (where)
+                self.masked_weights |= (any(arg is w for arg in filled[:2] + [args[0]] for w in self.weights)
+                                        and any(is_infinite(arg) for arg in filled))
+        result = func(*args, **kwargs)
+        if name in WEIGHT_MAKERS and not self.inside_given:
             self.weights.append(result)
         return result
 
+    def given(self, part):
+        """`part`, a function handed to the code, wrapped so that what it calls inside goes unnoted."""
+        if not callable(part) or isinstance(part, (torch.Tensor, torch.nn.Module)):
+            return part
+
+        @functools.wraps(part)
+        def unnoted(*args, **kwargs):
+            self.inside_given += 1
+            try:
+                return part(*args, **kwargs)
+            finally:
+                self.inside_given -= 1
+
+        return unnoted
+
+
+def is_infinite(value) -> bool:
+    """Whether `value`, a number or a tensor, is or holds ±∞."""
+    if isinstance(value, torch.Tensor):
+        return value.is_floating_point() and bool(torch.isinf(value).any())
+    return isinstance(value, float) and math.isinf(value)
+
 
 def torch_calls(fn, inputs: tuple) -> TorchCalls:
-    """What `fn` calls on fresh copies of `inputs` (up to the error, if it raises)."""
+    """What `fn` itself calls on fresh copies of `inputs` (up to the error, if it raises), not what the functions
+    among the inputs call inside."""
     seen = TorchCalls()
     try:
         with seen:
-            fn(*fresh(inputs))
+            fn(*(seen.given(x) for x in fresh(inputs)))
     except (Exception, SystemExit):
         pass
     return seen
@@ -389,7 +424,7 @@ def torch_calls(fn, inputs: tuple) -> TorchCalls:
 
 def takes_softmax(exercise: Exercise, inputs: tuple) -> bool:
     """Whether the exercise's reference takes a softmax on `inputs` (its own, or the fused attention's)."""
-    return bool({"softmax", "scaled_dot_product_attention"} & torch_calls(exercise.reference, inputs).names)
+    return bool((WEIGHT_MAKERS | {"scaled_dot_product_attention"}) & torch_calls(exercise.reference, inputs).names)
 
 
 def leaves_out_the_softmax(exercise: Exercise, fn, inputs: tuple) -> bool:
@@ -406,14 +441,14 @@ def strays_to_infinity(got, expected: torch.Tensor) -> bool:
 
 
 def random_words(label: str, names: set[str]) -> str:
-    """Why `label`'s result changes from call to call, from the PyTorch functions it calls (`names`): a layer made
-    inside it, entries of torch.empty never written, or else the usual random steps."""
+    """Why `label`'s result changes from call to call, from the PyTorch functions it calls (`names`): a random step,
+    a layer made inside it, entries of torch.empty never written, or else the usual random steps."""
     words = f"`{label}` gives a different result each time it is called on the same input, "
-    if "kaiming_uniform_" in names:  # how a new nn.Linear draws its weights (after a torch.empty of its own)
+    if "kaiming_uniform_" in names and not RANDOM_STEPS & names:  # how a new nn.Linear draws its weights
         return words + ("so something in it is random: a layer made inside your function (a new nn.Linear starts "
-                        "from random weights and a random bias, even once its weight is set) should not be there: "
-                        "use the weights you are given (x @ w.T, or F.linear(x, w)), or give nn.Linear bias=False.")
-    if LEFTOVER_MEMORY & names:
+                        "from random weights and, unless given bias=False, a random bias) should not be there: use "
+                        "the weights you are given, x @ w.T or F.linear(x, w).")
+    if LEFTOVER_MEMORY & names and not RANDOM_STEPS & names:
         return words + ("so some entries change: torch.empty makes a tensor that holds whatever was left in memory, "
                         "and an entry your code never writes keeps that leftover. Start from torch.zeros, or write "
                         "every entry.")
@@ -482,8 +517,8 @@ def future_leak_words(exercise: Exercise, fn, label: str) -> str:
     if calls(tree) & {"softmax", "scaled_dot_product_attention"}:
         words += (" Is the future masked with float('-inf') before a softmax that runs along each row (dim=-1), and "
                   "are the weights used as they are (wei @ v, not transposed)?")
-    return words + (" Does a step take a mean, a norm or a spread over all positions, read a slice that reaches past "
-                    "t, or reshape the batch into one long sequence?")
+    return words + (" Does a step take a sum, a mean, a norm or a spread over all positions, read a slice that reaches "
+                    "past t, or reshape the batch into one long sequence?")
 
 
 def parsed_source(fn) -> ast.AST | None:
@@ -686,9 +721,10 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
             if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
                 return Feedback(False, mistake.hint + where, mistake.name)
     if earlier_right and any(words in str(err) for words in SIZE_CLASHES):
+        first = reference_parameters(exercise, 1)[0]
+        example = f", counting dimensions from the end (T = {first}.shape[-2])" if torch.is_tensor(inputs[0]) else ""
         advice = (" It was right for the earlier size: is a size typed in (torch.ones(5, 5), range(6)), or read from "
-                  "the wrong dimension? Take each size from the input, counting dimensions from the end "
-                  "(T = x.shape[-2]).")
+                  f"the wrong dimension? Take each size from the input{example}.")
     else:
         advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
@@ -754,13 +790,14 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         )
     if "'function'" in text or "'method'" in text:
         return (
-            " A function stands where a tensor belongs: call it on its input, e.g. proj(out), instead of multiplying "
-            "by it or reading its .weight."
+            " A function stands where a tensor belongs: call it on its input, as in proj(out) or heads(x), instead "
+            "of multiplying by it or reading its .weight."
         )
     if "The expanded size of the tensor" in text:
         return (
-            " Your code writes a piece of one size into a place of another: is a size typed in (torch.zeros(4, 2))? "
-            "Make the result from the input, e.g. torch.zeros_like(x)."
+            " Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
+            "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes from "
+            "the input."
         )
     if "must match the size of tensor" in text:
         return (
@@ -987,11 +1024,11 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
         )
     index = first_index(differs)
     if torch.isnan(got[index]):
-        return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL + '?'}"
+        return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL}"
     if torch.isinf(got[index]):
         cause = ("a −∞ mask belongs on the scores, before the softmax turns it into a weight of exactly 0; without a "
                  "softmax after it, or put on the weights after the softmax, the −∞ stays in" if softmax
-                 else "does a division divide by 0?")
+                 else "does a division divide by 0, or a mask fill in ±∞ (this step needs no mask)?")
         return (f"the shape is right but {entry_words(index)} is {fmt(got[index])} where the reference has "
                 f"{fmt(expected[index])}: an infinity reached your result: {cause}")
     factor = scaled_by(got, expected)
