@@ -67,8 +67,8 @@ NAN_GENERAL = (  # what can have made a NaN in any answer, as a question to the 
 NAN_CAUSES = (  # ... and in an answer that takes a softmax: the questions about its mask too
     NAN_GENERAL + " With a mask: does each position still see itself (a row that is −∞ everywhere gives NaN), does "
     "the −∞ go on the scores before the softmax (not on the weights after it), is it put in with masked_fill (not "
-    "multiplied: 0 × −∞ is NaN), and has it its minus sign (+∞ gives NaN)? A softmax written by hand subtracts each "
-    "row's largest score first, or e^x overflows to ∞."
+    "multiplied: 0 × −∞ is NaN), and does it keep its minus sign (+∞ gives NaN)? A softmax written by hand subtracts "
+    "each row's largest score first, or e^x overflows to ∞."
 )
 
 
@@ -1027,7 +1027,7 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
         return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL}"
     if torch.isinf(got[index]):
         cause = ("a −∞ mask belongs on the scores, before the softmax turns it into a weight of exactly 0; without a "
-                 "softmax after it, or put on the weights after the softmax, the −∞ stays in" if softmax
+                 "softmax after it, or put on the weights after the softmax, the −∞ stays in." if softmax
                  else "does a division divide by 0, or a mask fill in ±∞ (this step needs no mask)?")
         return (f"the shape is right but {entry_words(index)} is {fmt(got[index])} where the reference has "
                 f"{fmt(expected[index])}: an infinity reached your result: {cause}")
