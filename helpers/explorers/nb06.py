@@ -249,6 +249,11 @@ EXERCISES = (
                 "your v uses w_q: the values have a weight of their own, v = x @ w_v.T.",
             ),
             Mistake(
+                "value_from_the_key_weight",
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_k),
+                "your v uses w_k: the values have a weight of their own, v = x @ w_v.T.",
+            ),
+            Mistake(
                 "transposed_weights",
                 lambda x, w_q, w_k, w_v: _weights(x, w_q, w_k).transpose(-2, -1) @ (x @ w_v.T),
                 TRANSPOSED_WEIGHTS,
