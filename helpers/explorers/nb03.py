@@ -338,6 +338,11 @@ KEEPDIM_HINT = (
 )
 
 
+ROWS_FOR_THE_WIDTH = (  # the hint for a row's sum divided by the number of rows instead of its own length
+    "you divided a row's sum by the number of rows (x.shape[0], or len(x), which counts rows): a row's mean and "
+    "variance divide by its own length, the number of columns, C = x.shape[-1] (or use x.mean(-1, keepdim=True)).")
+
+
 def eps_added(got: torch.Tensor, x: torch.Tensor) -> float | None:
     """The eps that a row standardisation of `x` returning `got` added to the variance, when one eps larger than
     EPS explains every row, or when the rows of tiny variance show one smaller than EPS/3 (0 included); else None.
@@ -409,6 +414,18 @@ EXERCISES += (
                 lambda x: standardise(x),
                 "you standardised the matrix as a whole (one mean for everything). Give each row its own mean "
                 "and variance: mean(-1, keepdim=True).",
+            ),
+            Mistake(
+                "counted_the_rows",
+                lambda x: (x - x.mean(-1, keepdim=True)) / torch.sqrt(
+                    (x - x.mean(-1, keepdim=True)).pow(2).sum(-1, keepdim=True) / x.shape[0] + EPS),
+                ROWS_FOR_THE_WIDTH,
+            ),
+            Mistake(
+                "counted_the_rows",
+                lambda x: (x - x.sum(-1, keepdim=True) / len(x)) / torch.sqrt(
+                    (x - x.sum(-1, keepdim=True) / len(x)).pow(2).sum(-1, keepdim=True) / len(x) + EPS),
+                ROWS_FOR_THE_WIDTH,
             ),
             Mistake(
                 "only_centred",
