@@ -19,6 +19,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from helpers.attention import future_mask
 from helpers.exercises.core import (
     HARD_CODED,
     LOW_PRECISION,
@@ -1831,16 +1832,11 @@ def attend_from(scores_to_output):
     return attend
 
 
-def future_of(wei):
-    """Where `wei` (…, T, T) is in the future: a bool (T, T), True above the diagonal."""
-    return torch.ones(wei.shape[-2:], dtype=torch.bool).triu(1)
-
-
 @pytest.mark.parametrize("name, fn", [
-    ("attend", attend_from(lambda wei, v: wei.masked_fill(future_of(wei), float("-inf")) @ v)),  # ±∞ and NaN
-    ("attend", attend_from(lambda wei, v: wei.masked_fill(future_of(wei), 0.0) @ v)),
+    ("attend", attend_from(lambda wei, v: wei.masked_fill(future_mask(wei.shape[-1]), float("-inf")) @ v)),  # ±∞, NaN
+    ("attend", attend_from(lambda wei, v: wei.masked_fill(future_mask(wei.shape[-1]), 0.0) @ v)),
     ("masked_softmax_weights", lambda scores: scores.tril()),
-    ("masked_softmax_weights", lambda scores: scores.masked_fill(future_of(scores), float("-inf"))),
+    ("masked_softmax_weights", lambda scores: scores.masked_fill(future_mask(scores.shape[-1]), float("-inf"))),
     ("multi_head", lambda x, wq, wk, wv, proj: proj(torch.cat([
         ((x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1)).masked_fill(
             torch.ones(x.shape[-2], x.shape[-2]).triu(1) == 1, 0.0) @ (x @ wv[h]) for h in range(len(wq))], dim=-1))),
@@ -1853,7 +1849,7 @@ def test_a_softmax_left_out_is_named_whatever_the_mask(name, fn):
 
 def test_a_softmax_of_ones_own_is_not_told_it_takes_none():
     def own_softmax_unnormalised(scores):  # exp without the division: a slip, but a softmax was attempted
-        return scores.masked_fill(future_of(scores), float("-inf")).exp()
+        return scores.masked_fill(future_mask(scores.shape[-1]), float("-inf")).exp()
 
     feedback = check("masked_softmax_weights", own_softmax_unnormalised)
     assert feedback.passed is False and feedback.mistake != NO_SOFTMAX, feedback.message
@@ -1861,7 +1857,7 @@ def test_a_softmax_of_ones_own_is_not_told_it_takes_none():
 
 def test_a_mask_put_on_the_weights_after_the_softmax_is_not_told_it_lets_the_future_in():
     feedback = check("attend", attend_from(
-        lambda wei, v: F.softmax(wei, dim=-1).masked_fill(future_of(wei), float("-inf")) @ v))
+        lambda wei, v: F.softmax(wei, dim=-1).masked_fill(future_mask(wei.shape[-1]), float("-inf")) @ v))
     assert feedback.passed is False and feedback.mistake == MASKED_WEIGHTS, feedback.message
     assert "puts an infinity into the weights after the softmax" in feedback.message
 
@@ -1880,14 +1876,14 @@ def test_torch_calls_sees_a_new_layer_and_leftover_memory_and_a_mask_put_on_weig
     def learner(x):
         torch.nn.Linear(3, 2)
         wei = F.softmax(torch.empty_like(x), dim=-1)
-        return wei.masked_fill(future_of(wei), float("-inf"))
+        return wei.masked_fill(future_mask(wei.shape[-1]), float("-inf"))
 
     seen = torch_calls(learner, (torch.zeros(4, 4),))
     assert {"kaiming_uniform_", "empty_like", "softmax", "masked_fill"} <= seen.names and seen.masked_weights
     zeros = (torch.zeros(4, 4),)
-    masked_scores = torch_calls(lambda x: F.softmax(x.masked_fill(future_of(x), float("-inf")), -1), zeros)
+    masked_scores = torch_calls(lambda x: F.softmax(x.masked_fill(future_mask(x.shape[-1]), float("-inf")), -1), zeros)
     assert not masked_scores.masked_weights, "a mask on the scores, before the softmax, is no mask on the weights"
-    zeroed = torch_calls(lambda x: F.softmax(x, -1).masked_fill(future_of(x), 0.0), zeros)
+    zeroed = torch_calls(lambda x: F.softmax(x, -1).masked_fill(future_mask(x.shape[-1]), 0.0), zeros)
     assert not zeroed.masked_weights, "0 put into the weights is no infinity"
 
 
@@ -1905,7 +1901,7 @@ def test_a_new_linear_layer_is_told_of_its_random_bias():
         for layer, w in zip(layers, (w_q, w_k, w_v), strict=True):
             layer.weight.data = w
         q, k, v = (layer(x) for layer in layers)
-        wei = (q @ k.transpose(-2, -1)).masked_fill(future_of(x @ x.transpose(-2, -1)), float("-inf"))
+        wei = (q @ k.transpose(-2, -1)).masked_fill(future_mask(x.shape[-2]), float("-inf"))
         return F.softmax(wei, dim=-1) @ v
 
     feedback = check("attend", attend)
@@ -1934,7 +1930,7 @@ def test_a_scale_typed_in_is_named_beside_the_rounded_root():
 
 
 @pytest.mark.parametrize("fn, words", [
-    (attend_from(lambda wei, v: v @ F.softmax(wei.masked_fill(future_of(wei), float("-inf")), dim=-1)),
+    (attend_from(lambda wei, v: v @ F.softmax(wei.masked_fill(future_mask(wei.shape[-1]), float("-inf")), dim=-1)),
      "the weights come first"),
     (lambda x, w_q, w_k, w_v: (x @ w_q.T) @ (x @ w_k.T), "is a transpose missing"),
 ], ids=["v @ wei", "q @ k"])
@@ -1988,14 +1984,14 @@ def test_a_nan_where_no_mask_belongs_is_told_the_general_causes_only():
 
 def masked_then(weights_of):
     """A learner's notebook 03 answer: the scores' future set to −∞, then `weights_of(masked scores)`."""
-    return lambda scores: weights_of(scores.masked_fill(future_of(scores), float("-inf")))
+    return lambda scores: weights_of(scores.masked_fill(future_mask(scores.shape[-1]), float("-inf")))
 
 
 @pytest.mark.parametrize("name, fn", [
     ("block_forward", lambda x, ln1, heads, ln2, ffwd: x + ffwd(ln1(x))),  # the softmax is inside heads, left out
     ("masked_softmax_weights", masked_then(lambda s: (math.e ** s) / (math.e ** s).sum(-1, keepdim=True))),
     ("masked_softmax_weights", masked_then(lambda s: torch.special.softmax(torch.special.softmax(s, -1), -1))),
-    ("masked_softmax_weights", lambda s: F.softmin(s.masked_fill(future_of(s), float("inf")), dim=-1)),
+    ("masked_softmax_weights", lambda s: F.softmin(s.masked_fill(future_mask(s.shape[-1]), float("inf")), dim=-1)),
 ], ids=["block without heads", "e ** s without the shift", "special.softmax twice", "softmin"])
 def test_an_answer_that_takes_a_softmax_its_own_way_is_not_told_it_takes_none(name, fn):
     feedback = check(name, fn)
@@ -2007,7 +2003,7 @@ def test_a_minus_infinity_put_on_the_weights_of_several_heads_is_named_though_pr
         outs = []
         for h in range(len(wq)):
             wei = F.softmax((x @ wq[h]) @ (x @ wk[h]).transpose(-2, -1) * wq.shape[-1] ** -0.5, dim=-1)
-            outs.append(wei.masked_fill(future_of(wei), float("-inf")) @ (x @ wv[h]))
+            outs.append(wei.masked_fill(future_mask(wei.shape[-1]), float("-inf")) @ (x @ wv[h]))
         return proj(torch.cat(outs, dim=-1))
 
     feedback = check("multi_head", multi_head)
@@ -2016,7 +2012,7 @@ def test_a_minus_infinity_put_on_the_weights_of_several_heads_is_named_though_pr
 
 def test_zeros_put_on_the_weights_and_renormalised_are_not_told_an_infinity_went_in():
     def masked_softmax_weights(scores):  # the past can underflow to 0 too, and 0 / 0 is NaN
-        wei = F.softmax(scores, dim=-1).masked_fill(future_of(scores), 0.0)
+        wei = F.softmax(scores, dim=-1).masked_fill(future_mask(scores.shape[-1]), 0.0)
         return wei / wei.sum(-1, keepdim=True)
 
     feedback = check("masked_softmax_weights", masked_softmax_weights)
@@ -2026,7 +2022,7 @@ def test_zeros_put_on_the_weights_and_renormalised_are_not_told_an_infinity_went
 def test_a_dropout_is_named_even_beside_a_torch_empty_written_whole():
     def attend(x, w_q, w_k, w_v):
         q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
-        wei = F.dropout(F.softmax((q @ k.transpose(-2, -1)).masked_fill(future_of(q @ k.transpose(-2, -1)),
+        wei = F.dropout(F.softmax((q @ k.transpose(-2, -1)).masked_fill(future_mask(q.shape[-2]),
                                                                         float("-inf")), dim=-1), p=0.1)
         out = torch.empty(*wei.shape[:-1], v.shape[-1])
         out[...] = wei @ v  # every entry written

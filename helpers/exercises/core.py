@@ -37,6 +37,7 @@ FUTURE_LEAK = "future_leak"  # the mistake name given to an answer that reads po
 NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes no softmax where the reference does
 MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
 WEIGHT_MAKERS = {"softmax", "special_softmax", "softmin"}  # what turns a row of scores into weights
+WEIGHTS_OR_FUSED = WEIGHT_MAKERS | {"scaled_dot_product_attention"}  # a softmax taken, alone or in the fused kernel
 SOFTMAX_LIKE = WEIGHT_MAKERS | {  # ... and what a softmax of the learner's own, or a fused one, calls
     "log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__", "scaled_dot_product_attention"}
 RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
@@ -348,7 +349,7 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         )
     elif (only_told_where_it_differs(exercise, inputs, got, verdict) and not strays_to_infinity(got, expected)
           and lets_the_future_in(exercise, fn, inputs)):  # a change cannot be told through ±∞ and NaN
-        verdict = Feedback(False, future_leak_words(exercise, fn, label), FUTURE_LEAK)
+        verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
     return verdict if number == 0 else Feedback(False, after_right_cases(exercise, number, verdict.message),
                                                 verdict.mistake)
 
@@ -424,7 +425,7 @@ def torch_calls(fn, inputs: tuple) -> TorchCalls:
 
 def takes_softmax(exercise: Exercise, inputs: tuple) -> bool:
     """Whether the exercise's reference takes a softmax on `inputs` (its own, or the fused attention's)."""
-    return bool((WEIGHT_MAKERS | {"scaled_dot_product_attention"}) & torch_calls(exercise.reference, inputs).names)
+    return bool(WEIGHTS_OR_FUSED & torch_calls(exercise.reference, inputs).names)
 
 
 def leaves_out_the_softmax(exercise: Exercise, fn, inputs: tuple) -> bool:
@@ -502,10 +503,10 @@ def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
     return moved is not None and bool(moved[:-1].any())
 
 
-def future_leak_words(exercise: Exercise, fn, label: str) -> str:
+def future_leak_words(exercise: Exercise, fn, label: str, inputs: tuple) -> str:
     """The sentence for a result that reads the future, and its likely cause: F.scaled_dot_product_attention given a
     mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
-    and the weights only when it calls a softmax."""
+    and the weights only when it takes a softmax on `inputs`."""
     first = reference_parameters(exercise, 1)[0]
     tree = parsed_source(fn)
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
@@ -514,7 +515,7 @@ def future_leak_words(exercise: Exercise, fn, label: str) -> str:
         return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s "
                         "only nudges them) and reads a boolean one as True where a position may look: give it "
                         "is_causal=True instead.")
-    if calls(tree) & {"softmax", "scaled_dot_product_attention"}:
+    if torch_calls(fn, inputs).names & WEIGHTS_OR_FUSED:
         words += (" Is the future masked with float('-inf') before a softmax that runs along each row (dim=-1), and "
                   "are the weights used as they are (wei @ v, not transposed)?")
     return words + (" Does a step take a sum, a mean, a norm or a spread over all positions, read a slice that reaches "
@@ -528,12 +529,6 @@ def parsed_source(fn) -> ast.AST | None:
         return ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except Exception:
         return None
-
-
-def calls(tree: ast.AST | None) -> set[str]:
-    """The names of the functions and methods the code in `tree` calls (F.softmax and x.softmax give "softmax")."""
-    found = (node.func for node in ast.walk(tree) if isinstance(node, ast.Call)) if tree is not None else ()
-    return {getattr(func, "attr", getattr(func, "id", "")) for func in found}
 
 
 def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
