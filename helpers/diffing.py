@@ -32,14 +32,8 @@ def changed_lines(old_fn, new_fn) -> tuple[list[str], list[str]]:
 
 def source_diff(old_fn, new_fn) -> str:
     """A unified diff of the two functions' bodies, named after the functions."""
-    diff = difflib.unified_diff(
-        function_body(old_fn),
-        function_body(new_fn),
-        fromfile=old_fn.__qualname__,
-        tofile=new_fn.__qualname__,
-        lineterm="",
-        n=10,
-    )
+    diff = difflib.unified_diff(function_body(old_fn), function_body(new_fn), fromfile=old_fn.__qualname__,
+                                tofile=new_fn.__qualname__, lineterm="", n=10)
     return "\n".join(diff)
 
 
@@ -105,14 +99,10 @@ def journey_display(steps) -> DiffDisplay:
     marks = journey(steps)
     width = max(len(label) for _, label, _ in marks)
     lines = [f"{mark} {label:<{width}}  {line}" for mark, label, line in marks]
-    header = [
-        f"--- {first_label} {first_fn.__qualname__}{inspect.signature(first_fn)}",
-        f"+++ {last_label} {last_fn.__qualname__}{inspect.signature(last_fn)}",
-    ]
-    summary = (
-        "Each line is labelled with the notebook that wrote it; a line marked - with the notebook that wrote it "
-        "and the one that replaced it."
-    )
+    header = [f"--- {first_label} {first_fn.__qualname__}{inspect.signature(first_fn)}",
+              f"+++ {last_label} {last_fn.__qualname__}{inspect.signature(last_fn)}"]
+    summary = ("Each line is labelled with the notebook that wrote it; a line marked - with the notebook that wrote "
+               "it and the one that replaced it.")
     return DiffDisplay("\n".join(header + lines), summary)
 
 

@@ -89,20 +89,16 @@ def to_matrix(wei) -> torch.Tensor:
     try:
         m = torch.as_tensor(wei).detach().to("cpu", torch.float32)
     except (TypeError, ValueError, RuntimeError):
-        raise ValueError(
-            f"show_wei draws a matrix of numbers, not a {type(wei).__name__}: pass a tensor, an array or nested lists."
-        ) from None
+        raise ValueError(f"show_wei draws a matrix of numbers, not a {type(wei).__name__}: pass a tensor, an array "
+                         "or nested lists.") from None
     while m.dim() > 2 and m.shape[0] == 1:
         m = m[0]
     if m.dim() != 2:
-        raise ValueError(
-            f"show_wei draws one (T, T) matrix, got shape {tuple(m.shape)}: pass one sequence, e.g. wei[0]."
-        )
+        raise ValueError(f"show_wei draws one (T, T) matrix, got shape {tuple(m.shape)}: pass one sequence, "
+                         "e.g. wei[0].")
     if m.numel() == 0:
-        raise ValueError(
-            f"show_wei got an empty matrix, of shape {tuple(m.shape)}: pass wei for at least one position, e.g. "
-            "the weights of a word of one character or more."
-        )
+        raise ValueError(f"show_wei got an empty matrix, of shape {tuple(m.shape)}: pass wei for at least one "
+                         "position, e.g. the weights of a word of one character or more.")
     return m
 
 
@@ -334,14 +330,13 @@ def _annotate(ax, m, masked, is_weights, whole=False):
     T, S = m.shape
     image = ax.images[0]
     white_box = {"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"}
-    for i in range(T):
-        for j in range(S):
-            v = float(m[i, j])
-            if not masked[i, j]:
-                colour = text_colour_on(image.cmap(image.norm(v)))
-                ax.text(j, i, cell_value_text(v, is_weights, whole), ha="center", va="center", color=colour)
-            elif v == -math.inf:  # a white box keeps "−∞" readable on top of the grey hatching
-                ax.text(j, i, "−∞", ha="center", va="center", color="black", bbox=white_box)
+    for i, j in itertools.product(range(T), range(S)):
+        v = float(m[i, j])
+        if not masked[i, j]:
+            colour = text_colour_on(image.cmap(image.norm(v)))
+            ax.text(j, i, cell_value_text(v, is_weights, whole), ha="center", va="center", color=colour)
+        elif v == -math.inf:  # a white box keeps "−∞" readable on top of the grey hatching
+            ax.text(j, i, "−∞", ha="center", va="center", color="black", bbox=white_box)
     fit_cell_text(ax)
 
 
@@ -377,11 +372,8 @@ def two_lines(text: str) -> str:
         return text.replace(": ", ":\n", 1)
     if " (" in text:
         return text.replace(" (", "\n(", 1)
-    spaces = [i for i, c in enumerate(text) if c == " "]
-    if not spaces:
-        return text
-    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
-    return f"{text[:cut]}\n{text[cut + 1:]}"
+    cut = min((i for i, c in enumerate(text) if c == " "), key=lambda i: abs(i - len(text) / 2), default=None)
+    return text if cut is None else f"{text[:cut]}\n{text[cut + 1:]}"
 
 
 def text_boxes(fig) -> dict:
@@ -496,12 +488,9 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     without pyplot, say) instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
     """
     if not isinstance(panels, (list, tuple)) or not panels or not all(
-        isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels
-    ):
-        raise ValueError(
-            "show_wei_stages draws a list of panels, each a (wei, stage) pair, e.g. [(scores, 'raw'), (wei, "
-            "'softmax')]; to draw one matrix alone, use show_wei(wei)."
-        )
+            isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels):
+        raise ValueError("show_wei_stages draws a list of panels, each a (wei, stage) pair, e.g. [(scores, 'raw'), "
+                         "(wei, 'softmax')]; to draw one matrix alone, use show_wei(wei).")
     panels = [Panel(*panel) for panel in panels]
     matrices = [to_matrix(panel.wei) for panel in panels]
     is_weights = [stage_info(panel.stage)[1] for panel in panels]

@@ -13,10 +13,8 @@ as they are freed (glibc's MALLOC_MMAP_THRESHOLD_), so one call's leftovers do n
 `resource.getrusage` would not do: a process started from a notebook inherits the kernel's own peak in its
 `ru_maxrss`.
 
-`time_under_malloc_rules` times `fn(head, x)` the same way, in a fresh process for each rule and each T, whose glibc
-malloc is set by that rule's environment variables, and counts the memory that arrives from the operating system
-during a call (minor page faults, from `resource.getrusage`). Each fresh process asks Linux for 4 KiB pages only, so
-that a fault brings the same 4 KiB on every machine, with or without transparent huge pages.
+`time_under_malloc_rules` times `fn(head, x)` in a fresh process for each glibc malloc rule and each T, and counts the
+memory that arrives from the operating system during a call (minor page faults, in 4 KiB pages: small_pages_only).
 """
 
 import inspect
