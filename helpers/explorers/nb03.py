@@ -9,17 +9,7 @@ from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by
 from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights
 from ..plots import show_wei, symmetric_bound
-from .core import (
-    check_position,
-    explorer,
-    fmt_number,
-    fmt_row,
-    link_range,
-    new_figure,
-    parse_numbers,
-    report,
-    show,
-)
+from .core import check_position, explorer, fmt_number, fmt_row, link_range, new_figure, parse_numbers, report, show
 
 EXAMPLE = "2, -1, 3, 5"
 MAX_SCORES = 12  # show_wei writes every value up to this width
@@ -56,8 +46,7 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     reporting why the input is unusable.
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
-    if problem is None:
-        problem = check_position(now, len(values))
+    problem = problem or check_position(now, len(values))
     if problem:
         return report(problem)
 

@@ -152,6 +152,11 @@ def _attend(x, w_q, w_k, w_v, **slip):
     return _weights(x, w_q, w_k, **slip) @ (x @ w_v.T)
 
 
+def _slip(**slip):
+    """The head with `slip` (see slipped_weights), as a function of the exercise's inputs."""
+    return lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, **slip)
+
+
 def _mask_from_dim_1(x, w_q, w_k, w_v):
     """The head with T read as x.shape[1]: right for a batch, a size clash for one sequence (T, C)."""
     scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)
@@ -192,38 +197,26 @@ EXERCISES = (
             ),
             Mistake(
                 "forgot_mask",
-                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask=None),
+                _slip(mask=None),
                 "every position also blends in its future: mask the scores above the diagonal with float('-inf') "
                 "before the softmax" + FORGOT_MASK_CALL,
             ),
-            Mistake("masked_the_past", lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask="past"),
-                    MASKED_THE_PAST),
-            Mistake("masked_the_past",
-                    lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask="past", diagonal=0),
-                    MASKED_THE_PAST),
-            Mistake("plus_infinity", lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, fill=float("inf")),
-                    PLUS_INFINITY),
-            Mistake("log_softmax", lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, softmax=F.log_softmax),
-                    LOG_SOFTMAX),
-            Mistake(  # kᵀ @ q raises what wei * v raises too: the hint covers both
-                "T_meets_head_size",
-                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, product=lambda q, k: k.transpose(-2, -1) @ q),
-                T_MEETS_HEAD_SIZE,
-            ),
-            Mistake(
-                "masked_with_zero",
-                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, fill=0.0),
-                MASKED_WITH_ZERO,
-            ),
+            Mistake("masked_the_past", _slip(mask="past"), MASKED_THE_PAST),
+            Mistake("masked_the_past", _slip(mask="past", diagonal=0), MASKED_THE_PAST),
+            Mistake("plus_infinity", _slip(fill=float("inf")), PLUS_INFINITY),
+            Mistake("log_softmax", _slip(softmax=F.log_softmax), LOG_SOFTMAX),
+            # kᵀ @ q raises what wei * v raises too: the hint covers both
+            Mistake("T_meets_head_size", _slip(product=lambda q, k: k.transpose(-2, -1) @ q), T_MEETS_HEAD_SIZE),
+            Mistake("masked_with_zero", _slip(fill=0.0), MASKED_WITH_ZERO),
             Mistake(
                 "masked_after_softmax",
-                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, mask="after"),
+                _slip(mask="after"),
                 "you masked the future after the softmax, so each row's weights no longer sum to 1: row 0 keeps only "
                 "a share of its attention. Mask the scores first (−∞), then softmax, so the past shares it all.",
             ),
             Mistake(
                 "softmax_wrong_dim",
-                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, dim=-2),
+                _slip(dim=-2),
                 "your softmax ran down the columns: each row (one position looking) must share out its "
                 "attention, so use softmax(..., dim=-1).",
             ),
@@ -238,11 +231,7 @@ EXERCISES = (
                 "the weights come as nn.Linear keeps them, (head_size, C), one row per number the head makes: "
                 "multiply by their transpose, q = x @ w_q.T (and k = x @ w_k.T, v = x @ w_v.T).",
             ),
-            Mistake(
-                "masked_the_present",
-                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, diagonal=0),
-                MASKED_THE_PRESENT,
-            ),
+            Mistake("masked_the_present", _slip(diagonal=0), MASKED_THE_PRESENT),
             Mistake(
                 "value_from_the_query_weight",
                 lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_q),
@@ -271,11 +260,7 @@ EXERCISES = (
                 "x.shape[1] (like x.shape[-1]) is C, the width of each vector, and it is T only once a batch comes "
                 "first. Count from the end, T = x.shape[-2] (and type no size in).",
             ),
-            Mistake(
-                "swapped_q_and_k",
-                lambda x, w_q, w_k, w_v: _attend(x, w_k, w_q, w_v),
-                SWAPPED_Q_AND_K,
-            ),
+            Mistake("swapped_q_and_k", lambda x, w_q, w_k, w_v: _attend(x, w_k, w_q, w_v), SWAPPED_Q_AND_K),
             Mistake(
                 "scaled_too_early",
                 lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, scale=w_k.shape[0] ** -0.5),

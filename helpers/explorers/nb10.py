@@ -35,6 +35,11 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     return proj(out) if project else out
 
 
+def _slip(**slip):
+    """The multi-head forward with `slip`, one or more of _right's slips, as a function of the exercise's inputs."""
+    return lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, **slip)
+
+
 def _projection(wp: torch.Tensor, T: int, n_head: int):
     """The output projection as a function of the heads' concatenation (a learner's call cannot change wp)."""
     C = wp.shape[0]
@@ -42,18 +47,15 @@ def _projection(wp: torch.Tensor, T: int, n_head: int):
     def proj(out):
         if out.dim() < 2 or out.shape[-2:] != (T, C):
             width, head_size = out.shape[-1] if out.dim() else 0, C // n_head
+            got = (f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {head_size} numbers side by side, but got "
+                   f"{width} numbers per position")
             if out.dim() >= 2 and out.shape[-2] == T and head_size < width < C and width % head_size == 0:
-                raise ValueError(
-                    f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {head_size} numbers side by side, but got "
-                    f"{width} numbers per position, as many as {counted(width // head_size, 'head')} give: is a head "
-                    "left out? Loop over every head, for h in range(len(wq))."
-                )
+                raise ValueError(f"{got}, as many as {counted(width // head_size, 'head')} give: is a head left out? "
+                                 "Loop over every head, for h in range(len(wq)).")
             if out.dim() >= 2 and out.shape[-2] == T and width > C and width % n_head == 0:
-                raise ValueError(
-                    f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {head_size} numbers side by side, but got "
-                    f"{width} numbers per position, {width // n_head} per head: each head's output is wei @ v, with "
-                    f"v = x @ wv[h], {head_size} numbers wide (blending x itself gives {C}, and wei alone T)."
-                )
+                raise ValueError(f"{got}, {width // n_head} per head: each head's output is wei @ v, with "
+                                 f"v = x @ wv[h], {head_size} numbers wide (blending x itself gives {C}, and wei "
+                                 "alone T).")
             raise ValueError(
                 f"proj reads (…, {T}, {C}) tensors (T = {T} positions of n_head · head_size numbers), "
                 f"not one of shape {tuple(out.shape)}: put every head's output side by side first, "
@@ -110,19 +112,19 @@ EXERCISES = (
         mistakes=(
             Mistake(
                 "concatenated_along_time",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, dim=-2),
+                _slip(dim=-2),
                 "you concatenated the heads along the time dimension, so the sequence got n_head times longer: "
                 "put the heads side by side along the last dimension, torch.cat(outs, dim=-1).",
             ),
             Mistake(
                 "concatenated_along_batch",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, dim=0),
+                _slip(dim=0),
                 "you concatenated the heads along the batch dimension (dim=0), so each head became extra "
                 "sequences: put them side by side along the last dimension, torch.cat(outs, dim=-1).",
             ),
             Mistake(
                 "forgot_projection",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, project=False),
+                _slip(project=False),
                 "the heads are concatenated correctly, but the projection is missing: return "
                 "proj(torch.cat(outs, dim=-1)).",
             ),
@@ -158,13 +160,13 @@ EXERCISES = (
             ),
             Mistake(
                 "forgot_scale",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1.0),
+                _slip(scale=1.0),
                 "the heads' scores are not scaled: multiply each head's q @ kᵀ by head_size ** -0.5 "
                 "(wq.shape[-1] ** -0.5) before the mask and the softmax, as in notebook 07.",
             ),
             Mistake(
                 "softmax_wrong_dim",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax_dim=-2),
+                _slip(softmax_dim=-2),
                 "your softmax ran down the columns: each position's row shares out its attention, so use "
                 "softmax(..., dim=-1).",
             ),
@@ -175,14 +177,14 @@ EXERCISES = (
             ),
             Mistake(
                 "interleaved_heads",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, join="interleave"),
+                _slip(join="interleave"),
                 "your heads' numbers are interleaved (head 0's first number, then head 1's first, …), as "
                 "torch.stack(outs, dim=-1).flatten(-2) leaves them: proj reads all of head 0's numbers first, then "
                 "head 1's, so put the heads side by side, torch.cat(outs, dim=-1).",
             ),
             Mistake(
                 "reshaped_without_transpose",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, join="reshape"),
+                _slip(join="reshape"),
                 "you reshaped a (B, n_head, T, head_size) tensor to (B, T, n_head · head_size) without moving the "
                 "heads next to head_size first, so each row mixes several positions: transpose(1, 2) before the "
                 "reshape, or put the heads side by side with torch.cat(outs, dim=-1).",
@@ -195,31 +197,24 @@ EXERCISES = (
             ),
             Mistake(
                 "masked_after_softmax",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="after"),
+                _slip(mask="after"),
                 "you masked the future after the softmax, so each head's rows no longer sum to 1. Mask each head's "
                 "scores first (−∞), then softmax, so the past shares all of a position's attention.",
             ),
-            Mistake(
-                "masked_the_present",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, diagonal=0),
-                hints.MASKED_THE_PRESENT,
-            ),
+            Mistake("masked_the_present", _slip(diagonal=0), hints.MASKED_THE_PRESENT),
             Mistake(  # q @ k raises what wq[h] @ x and v @ wei raise too: the hint covers all three
                 "product_misaligned",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: q @ k),
+                _slip(product=lambda q, k: q @ k),
                 "one of your products A @ B pairs A's last dimension, head_size, with B's rows, T. In the scores, "
                 "transpose the key's last two dimensions, q @ k.transpose(-2, -1) (untransposed, or with a transpose "
                 "such as transpose(-2, 1) that on a batch swaps a dimension with itself, k stays (…, T, head_size)). "
                 "Elsewhere keep the lesson's order: x @ wq[h], x @ wk[h], x @ wv[h] and wei @ v.",
             ),
-            Mistake(  # kᵀ @ q raises what wei * v raises too
-                "T_meets_head_size",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: k.transpose(-2, -1) @ q),
-                hints.T_MEETS_HEAD_SIZE,
-            ),
+            # kᵀ @ q raises what wei * v raises too
+            Mistake("T_meets_head_size", _slip(product=lambda q, k: k.transpose(-2, -1) @ q), hints.T_MEETS_HEAD_SIZE),
             Mistake(
                 "multiplied_entry_by_entry",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, product=lambda q, k: q * k.transpose(-2, -1)),
+                _slip(product=lambda q, k: q * k.transpose(-2, -1)),
                 "two tensors that must line up entry for entry did not. Either q and kᵀ were combined with *, + or − "
                 "(a score is a query dotted with a key, the sum of products that q @ k.transpose(-2, -1) makes), or "
                 "the mask has another size than the scores, (T, T): build it from T = x.shape[-2], not from "
@@ -227,8 +222,7 @@ EXERCISES = (
             ),
             Mistake(
                 "returned_wei",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k, scale))),
+                _slip(head=lambda q, k, v, scale: hints.slipped_weights(q, k, scale)),
                 "each head gave its weights wei, (…, T, T): a head's output is what they blend, wei @ v with "
                 "v = x @ wv[h], (…, T, head_size).",
             ),
@@ -259,49 +253,24 @@ EXERCISES = (
                 "the end, k.shape[-1] is head_size): each score is a dot product of head_size numbers, so scale by "
                 "head_size ** -0.5 (wq.shape[-1] ** -0.5).",
             ),
-            Mistake(
-                "masked_the_past",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="past"),
-                hints.MASKED_THE_PAST,
-            ),
-            Mistake(
-                "masked_the_past",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask="past", diagonal=0),
-                hints.MASKED_THE_PAST,
-            ),
-            Mistake(
-                "log_softmax",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax=F.log_softmax),
-                hints.LOG_SOFTMAX,
-            ),
-            Mistake(
-                "plus_infinity",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, fill=float("inf")),
-                hints.PLUS_INFINITY,
-            ),
-            Mistake(
-                "masked_with_zero",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, fill=0.0),
-                hints.MASKED_WITH_ZERO,
-            ),
+            Mistake("masked_the_past", _slip(mask="past"), hints.MASKED_THE_PAST),
+            Mistake("masked_the_past", _slip(mask="past", diagonal=0), hints.MASKED_THE_PAST),
+            Mistake("log_softmax", _slip(softmax=F.log_softmax), hints.LOG_SOFTMAX),
+            Mistake("plus_infinity", _slip(fill=float("inf")), hints.PLUS_INFINITY),
+            Mistake("masked_with_zero", _slip(fill=0.0), hints.MASKED_WITH_ZERO),
             Mistake(
                 "scaled_after_softmax",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k) * scale @ v)),
+                _slip(head=lambda q, k, v, scale: hints.slipped_weights(q, k) * scale @ v),
                 "you scaled each head's weights after the softmax, so its rows no longer sum to 1: the scale belongs "
                 "on the scores, (q @ k.transpose(-2, -1)) * head_size ** -0.5, before the mask and the softmax.",
             ),
             Mistake(
                 "transposed_weights",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, head=lambda q, k, v, scale: (
-                    hints.slipped_weights(q, k, scale).transpose(-2, -1) @ v)),
+                _slip(head=lambda q, k, v, scale: hints.slipped_weights(q, k, scale).transpose(-2, -1) @ v),
                 hints.TRANSPOSED_WEIGHTS,
             ),
-            Mistake(
-                "swapped_q_and_k",
-                lambda x, wq, wk, wv, proj: _right(x, wk, wq, wv, proj),  # head_size is the same either way
-                hints.SWAPPED_Q_AND_K,
-            ),
+            # head_size is the same either way
+            Mistake("swapped_q_and_k", lambda x, wq, wk, wv, proj: _right(x, wk, wq, wv, proj), hints.SWAPPED_Q_AND_K),
             *(Mistake(  # the values made with the query's weights, or the key's
                 "value_from_another_weight",
                 lambda x, wq, wk, wv, proj, which=which: _right(x, wq, wk, (wq, wk)[which], proj),
@@ -309,14 +278,14 @@ EXERCISES = (
             ) for which, name in enumerate(("wq", "wk"))),
             Mistake(
                 "reshaped_without_transpose",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, join="reshape_stacked_first"),
+                _slip(join="reshape_stacked_first"),
                 "you stacked the heads in front, (n_head, B, T, head_size), and reshaped that to (B, T, n_head · "
                 "head_size), so each row holds numbers of other sequences and positions: put the heads side by side "
                 "instead, torch.cat(outs, dim=-1).",
             ),
             Mistake(
                 "forgot_mask",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, mask=None),
+                _slip(mask=None),
                 "every position reads its future: mask each head's scores above the diagonal with −∞ before "
                 "the softmax, as in notebook 03" + hints.FORGOT_MASK_CALL,
             ),
