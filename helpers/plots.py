@@ -266,6 +266,8 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
 def strongest_in_row(row: str, cols, values: torch.Tensor) -> str:
     """One row's strongest visible weight for alt text ("1 o → 0 h 0.70", written as in its cell: "≈1" for 0.9999),
     naming every column that ties for it."""
+    if torch.isnan(values).any():  # a NaN is no weight and ranks nowhere: say where it stands instead
+        return f"{row} → NaN at {listed([cols[j] for j in torch.isnan(values).nonzero().flatten().tolist()])}"
     top = values.max()
     tied = [cols[j] for j in (values == top).nonzero().flatten().tolist()]
     visible = int((values > -math.inf).sum())
@@ -643,6 +645,9 @@ def plot_losses(history, reference=None, reference_label=None, ax=None):
 
     The axes (and a figure plot_losses made itself) get a label saying what the curves show: the alt text.
     """
+    if not history:
+        raise ValueError("history is empty: train() records losses only every eval_interval steps (none with "
+                         "eval_interval=None). Train with an eval_interval, e.g. 300, and pass the history it returns.")
     ax, own_figure = own_axes(ax, (7, 3.6))
     steps = [h["step"] for h in history]
     ax.plot(steps, [h["train"] for h in history], marker="o", label="train")

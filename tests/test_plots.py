@@ -563,6 +563,22 @@ def test_tied_weights_and_equal_values_are_described_as_ties_not_as_one_pick():
     assert "every visible value 0.00" in zeros and "largest values" not in zeros
 
 
+def test_nan_weights_are_drawn_and_described_where_they_stand():
+    nan = float("nan")  # what a learner's weights hold after, e.g., masking the diagonal too
+    ax = show_wei(torch.tensor([[nan, nan, nan], [0.5, 0.5, 0.0], [0.2, nan, 0.8]]), labels="hou")
+    text = alt_text(ax.figure)
+    assert "0 h → NaN at 0 h, 1 o and 2 u; 1 o → 0 h and 1 o 0.50 each; 2 u → NaN at 1 o." in text
+    assert "nan" in [t.get_text() for t in ax.texts], "a NaN cell says so"
+    plt.close(ax.figure)
+
+
+def test_an_empty_loss_history_is_refused_with_what_to_do():
+    open_before = plt.get_fignums()
+    with pytest.raises(ValueError, match="history is empty: train.. records losses only every eval_interval steps"):
+        plot_losses([])
+    assert plt.get_fignums() == open_before, "no figure is left half-drawn"
+
+
 def test_a_one_row_heatmap_is_described_as_one_row():
     assert ", 1 row × 4 columns" in alt_text(show_wei(torch.tensor([[2.0, -1.0, 3.0, 5.0]]), stage="raw").figure)
     assert ", 1 row × 1 column" in alt_text(show_wei(torch.ones(1, 1), labels="a").figure)
