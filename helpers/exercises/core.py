@@ -38,8 +38,7 @@ NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes
 MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
 WEIGHT_MAKERS = {"softmax", "special_softmax", "softmin"}  # what turns a row of scores into weights
 WEIGHTS_OR_FUSED = WEIGHT_MAKERS | {"scaled_dot_product_attention"}  # a softmax taken, alone or in the fused kernel
-SOFTMAX_LIKE = WEIGHT_MAKERS | {  # ... and what a softmax of the learner's own, or a fused one, calls
-    "log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__", "scaled_dot_product_attention"}
+SOFTMAX_LIKE = WEIGHTS_OR_FUSED | {"log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__"}  # ... or a softmax by hand
 RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
                 "rand", "rand_like", "randn", "randn_like", "randint", "randperm", "bernoulli", "multinomial"}
 LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
@@ -252,8 +251,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
         first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
-    elif number and first.mistake == MASKED_WEIGHTS:  # found by tracing the code, after right cases
-        first = Feedback(False, after_right_cases(exercise, number, first.message), first.mistake)
+    elif first.mistake == MASKED_WEIGHTS:  # found by tracing the code
+        first = after_right_cases(exercise, number, first)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
@@ -261,16 +260,19 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
 
 def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
     """Whether a named mistake of `exercise` is one that writes into its own input (its hint then says so)."""
-    for mistake in exercise.mistakes:
-        if mistake.name == name:
-            given = fresh(exercise.cases[0])
-            try:
-                mistake.wrong(*given)
-            except Exception:
-                continue
-            if not same_inputs(given, exercise.cases[0]):
-                return True
+    for mistake in (m for m in exercise.mistakes if m.name == name):
+        given = fresh(exercise.cases[0])
+        if not isinstance(outcome(mistake, given), Exception) and not same_inputs(given, exercise.cases[0]):
+            return True
     return False
+
+
+def outcome(mistake: Mistake, given: tuple):
+    """What `mistake` returns on the inputs `given`, or the exception it raises."""
+    try:
+        return mistake.wrong(*given)
+    except Exception as err:
+        return err
 
 
 def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
@@ -347,21 +349,18 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             "F.softmax(wei, dim=-1), and only then use them.",
             NO_SOFTMAX,
         )
-    elif (only_told_where_it_differs(exercise, inputs, got, verdict) and not strays_to_infinity(got, expected)
-          and lets_the_future_in(exercise, fn, inputs)):  # a change cannot be told through ±∞ and NaN
+    elif (same_shape and only_told_where_it_differs(exercise, inputs, got, verdict)
+          and not strays_to_infinity(got, expected)  # a change cannot be told through ±∞ and NaN
+          and lets_the_future_in(exercise, fn, inputs)):
         verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
-    return verdict if number == 0 else Feedback(False, after_right_cases(exercise, number, verdict.message),
-                                                verdict.mistake)
+    return after_right_cases(exercise, number, verdict)
 
 
 def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
-    """Whether `verdict` on the tensor `got` is only the generic sentence, the first entry that differs (no shape, no
-    cause of its own), which a cause found otherwise may replace."""
-    expected = answer(exercise, inputs)
-    if got is None or got.shape != expected.shape:
-        return False
+    """Whether `verdict` on the tensor `got`, of the answer's shape, is only the generic sentence, the first entry
+    that differs (no cause of its own), which a cause found otherwise may replace."""
     softmax = takes_softmax(exercise, inputs)
-    return verdict.message == explain_difference(as_float(got), expected, exercise.atol, softmax)
+    return verdict.message == explain_difference(as_float(got), answer(exercise, inputs), exercise.atol, softmax)
 
 
 class TorchCalls(TorchFunctionMode):
@@ -435,10 +434,8 @@ def leaves_out_the_softmax(exercise: Exercise, fn, inputs: tuple) -> bool:
 
 
 def strays_to_infinity(got, expected: torch.Tensor) -> bool:
-    """Whether the tensor `got`, shaped like `expected`, holds ±∞ or NaN where `expected` is finite."""
-    if got is None or got.shape != expected.shape:
-        return False
-    return bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
+    """Whether the tensor `got` has `expected`'s shape and holds ±∞ or NaN where `expected` is finite."""
+    return got.shape == expected.shape and bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
 
 
 def random_words(label: str, names: set[str]) -> str:
@@ -461,11 +458,10 @@ def random_words(label: str, names: set[str]) -> str:
 def with_position_changed(inputs: tuple, at: int) -> tuple:
     """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random
     amount."""
-    changed = list(fresh(inputs))
-    x = changed[0].detach().clone()
+    first, *others = fresh(inputs)
+    x = first.detach().clone()
     x[..., at, :] += torch.randn(x[..., at, :].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
-    changed[0] = x
-    return tuple(changed)
+    return (x, *others)
 
 
 def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
@@ -481,12 +477,10 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
     except (Exception, SystemExit):
         return None
     if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) and t.dim() >= 2 and t.shape == before.shape
-               for t in (before, again, after, after_again)):
+               for t in (before, again, after, after_again)) or before.shape[-2] != x.shape[-2]:
         return None
     if not (close(as_float(before), as_float(again), atol) and close(as_float(after), as_float(after_again), atol)):
         return None  # a random answer: no change can be told from its noise
-    if before.shape[-2] != x.shape[-2]:
-        return None
     gap = (as_float(after) - as_float(before)).abs().nan_to_num(0.0)  # a NaN in both counts as no change
     return (gap > atol).movedim(-2, 0).flatten(1).any(1)
 
@@ -508,10 +502,9 @@ def future_leak_words(exercise: Exercise, fn, label: str, inputs: tuple) -> str:
     mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
     and the weights only when it takes a softmax on `inputs`."""
     first = reference_parameters(exercise, 1)[0]
-    tree = parsed_source(fn)
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
              "earlier positions, yet position t may read positions 0…t alone.")
-    if sdpa_given_a_mask(tree):
+    if sdpa_given_a_mask(parsed_source(fn)):
         return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s "
                         "only nudges them) and reads a boolean one as True where a position may look: give it "
                         "is_causal=True instead.")
@@ -556,15 +549,18 @@ def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, 
     fits_before = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in range(number)) for m in named)
     if alike and not raised and not fits_before:
         return hard_coded(exercise, number, shapes)
-    return Feedback(False, after_right_cases(exercise, number, verdict.message), verdict.mistake)
+    return after_right_cases(exercise, number, verdict)
 
 
-def after_right_cases(exercise: Exercise, number: int, message: str) -> str:
-    """`message`, about case `number`, led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10, 24) input
-    was right), …"."""
+def after_right_cases(exercise: Exercise, number: int, verdict: Feedback) -> Feedback:
+    """`verdict` on case `number`, its message led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10,
+    24) input was right), …" (as it is for case 0)."""
+    if number == 0:
+        return verdict
     right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
     were = "was" if number == 1 else "were"
-    return f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {message}"
+    return Feedback(False, f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {verdict.message}",
+                    verdict.mistake)
 
 
 def dimensions(inputs: tuple) -> int | None:
@@ -575,10 +571,7 @@ def dimensions(inputs: tuple) -> int | None:
 def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> bool:
     """Whether `mistake` gives the reference's answer on `inputs` (where the slip changes nothing, as a square root
     rounded to a whole number does for a head size of 4)."""
-    try:
-        return same_answer(mistake.wrong(*fresh(inputs)), answer(exercise, inputs), exercise.atol)
-    except Exception:
-        return False
+    return same_answer(outcome(mistake, fresh(inputs)), answer(exercise, inputs), exercise.atol)
 
 
 def hard_coded(exercise: Exercise, failed: int, shapes: list) -> Feedback:
@@ -710,11 +703,9 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
     line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
-        try:
-            mistake.wrong(*fresh(inputs))
-        except Exception as expected_err:
-            if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
-                return Feedback(False, mistake.hint + where, mistake.name)
+        alike = outcome(mistake, fresh(inputs))
+        if isinstance(alike, Exception) and type(alike) is type(err) and first_line(alike) == first_line(err):
+            return Feedback(False, mistake.hint + where, mistake.name)
     if earlier_right and any(words in str(err) for words in SIZE_CLASHES):
         first = reference_parameters(exercise, 1)[0]
         example = f", counting dimensions from the end (T = {first}.shape[-2])" if torch.is_tensor(inputs[0]) else ""
@@ -814,9 +805,8 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
     case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
     for mistake in exercise.mistakes:
-        try:
-            wrong = mistake.wrong(*fresh(inputs))
-        except Exception:
+        wrong = outcome(mistake, fresh(inputs))
+        if isinstance(wrong, Exception):
             continue  # this mistake raises on these inputs: it cannot have produced a result
         passes = same_answer(wrong, expected, exercise.atol)
         if passes and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
