@@ -182,9 +182,8 @@ def judge(exercise: Exercise, fn) -> Feedback:
     held back while it runs and shown afterwards, SHOWN_LINES lines at most)."""
     if not callable(fn):
         what = "None" if fn is None else article(type(fn).__name__)
-        return Feedback(
-            False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name})."
-        )
+        return Feedback(False, f"you passed {what}; pass the function itself: check({exercise.name!r}, "
+                               f"{exercise.name}).")
     if inspect.isclass(fn) or isinstance(fn, torch.nn.Module):
         what = f"the class {fn.__name__}" if inspect.isclass(fn) else f"a module ({type(fn).__name__})"
         return Feedback(
@@ -195,8 +194,7 @@ def judge(exercise: Exercise, fn) -> Feedback:
     label = getattr(fn, "__name__", None)
     if not (isinstance(label, str) and label.isidentifier()):  # a lambda is called by the exercise's name
         label = exercise.name
-    wrong_arity = arity_problem(exercise, fn, label)
-    if wrong_arity:
+    if wrong_arity := arity_problem(exercise, fn, label):
         return Feedback(False, wrong_arity)
     printed = CappedOutput()
     try:
@@ -224,8 +222,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
-        problem = not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol)
-        if problem:
+        if problem := not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol):
             failures.append((number, Feedback(False, problem), None))
             continue
         shapes.append(tuple(got.shape))
@@ -706,13 +703,13 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
         alike = outcome(mistake, fresh(inputs))
         if isinstance(alike, Exception) and type(alike) is type(err) and first_line(alike) == first_line(err):
             return Feedback(False, mistake.hint + where, mistake.name)
+    first = reference_parameters(exercise, 1)[0]
     if earlier_right and any(words in str(err) for words in SIZE_CLASHES):
-        first = reference_parameters(exercise, 1)[0]
         example = f", counting dimensions from the end (T = {first}.shape[-2])" if torch.is_tensor(inputs[0]) else ""
         advice = (" It was right for the earlier size: is a size typed in (torch.ones(5, 5), range(6)), or read from "
                   f"the wrong dimension? Take each size from the input{example}.")
     else:
-        advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
+        advice = advice_for(err, first, line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 
@@ -740,65 +737,51 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     kept_shapes = [name for name, value in (names or {}).items() if isinstance(value, torch.Size)]
     reads_a_shape = (not line or ".shape" in line or ".size(" in line
                      or any(re.search(rf"\b{re.escape(name)}\s*\[", line) for name in kept_shapes))
-    if isinstance(err, IndexError) and (
-        "Dimension out of range" in text or ("tuple index out of range" in text and reads_a_shape)
-    ):
+    if isinstance(err, IndexError) and ("Dimension out of range" in text
+                                        or ("tuple index out of range" in text and reads_a_shape)):
         return COUNT_FROM_THE_END
     if isinstance(err, RuntimeError) and any(words in text for words in FIXED_DIMENSIONS):
         return (COUNT_FROM_THE_END[:-1] + ", and @, which takes one matrix or a batch of them alike (torch.bmm takes "
                 "a batch only, torch.mm one matrix only, and permute wants every dimension named).")
-    if isinstance(err, ValueError) and reads_a_shape and "values to unpack" in text:
-        if "not enough values to unpack (expected 3" in text:
-            return (" The input here is one sequence, (T, C): two dimensions, no batch in front. Unpack what it has, "
-                    "T, C = x.shape, or count from the end, T = x.shape[-2].")
-        if "too many values to unpack (expected 2" in text:
-            return (" The input here has a batch in front, (B, T, C): unpack from the end, T, C = x.shape[-2:], so "
-                    "that the code works with and without a batch.")
+    if isinstance(err, ValueError) and reads_a_shape and "not enough values to unpack (expected 3" in text:
+        return (" The input here is one sequence, (T, C): two dimensions, no batch in front. Unpack what it has, "
+                "T, C = x.shape, or count from the end, T = x.shape[-2].")
+    if isinstance(err, ValueError) and reads_a_shape and "too many values to unpack (expected 2" in text:
+        return (" The input here has a batch in front, (B, T, C): unpack from the end, T, C = x.shape[-2:], so "
+                "that the code works with and without a batch.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
-    if isinstance(err, IndexError) and "tuple index out of range" in text:
-        return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
-    if isinstance(err, IndexError) and "out of bounds" in text:
-        return (
-            " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "
-            "index assume a size (range(6)), or take its length from the wrong dimension? Take sizes from the input, "
-            "from the dimension that holds the count (print the tensor's .shape to see which)."
-        )
     if isinstance(err, IndexError):
+        if "tuple index out of range" in text:
+            return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
+        if "out of bounds" in text:
+            return (" Your code asks for an item past the end of a dimension (items are counted from 0): does a "
+                    "range() or an index assume a size (range(6)), or take its length from the wrong dimension? Take "
+                    "sizes from the input, from the dimension that holds the count (print the tensor's .shape to see "
+                    "which).")
         return " Does your code assume a size? Take sizes from the input (.shape)."
     if isinstance(err, SystemExit):
         return " sys.exit() and exit() stop the whole program: return your answer instead."
     if "shapes cannot be multiplied" in text or "Expected size for first two dimensions of batch2" in text:
-        return (
-            " In a @ b the last dimension of a must equal the last but one of b: is a transpose missing (the scores "
-            "are q @ k.transpose(-2, -1)), or are the two the wrong way round (the weights come first: wei @ x, "
-            "wei @ v)?"
-        )
+        return (" In a @ b the last dimension of a must equal the last but one of b: is a transpose missing (the "
+                "scores are q @ k.transpose(-2, -1)), or are the two the wrong way round (the weights come first: "
+                "wei @ x, wei @ v)?")
     if "'function'" in text or "'method'" in text:
-        return (
-            " A function stands where a tensor belongs: call it on its input, as in proj(out) or heads(x), instead "
-            "of multiplying by it or reading its .weight."
-        )
+        return (" A function stands where a tensor belongs: call it on its input, as in proj(out) or heads(x), "
+                "instead of multiplying by it or reading its .weight.")
     if "The expanded size of the tensor" in text:
-        return (
-            " Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
-            "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes from "
-            "the input."
-        )
+        return (" Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
+                "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes "
+                "from the input.")
     if "must match the size of tensor" in text:
-        return (
-            " Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
-            "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from the "
-            "wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions counting from "
-            "the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *."
-        )
+        return (" Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
+                "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from "
+                "the wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions "
+                "counting from the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *.")
     if "same device" in text:
-        return (
-            " The checker hands your function CPU tensors: make new tensors on the input's device, "
-            f"e.g. torch.ones(T, T, device={first_input}.device), not device=device."
-        )
+        return (" The checker hands your function CPU tensors: make new tensors on the input's device, "
+                f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
-
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
     """The Feedback of the first named mistake whose result equals `got`, or None (a mistake that would pass this
