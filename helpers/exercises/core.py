@@ -281,10 +281,8 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
     if not needs:
         return None
     if not got.requires_grad:
-        return (
-            "your result is right but carries no gradient, so a model built on it could not learn: leave out "
-            "torch.no_grad() and .detach()."
-        )
+        return ("your result is right but carries no gradient, so a model built on it could not learn: leave out "
+                "torch.no_grad() and .detach().")
     originals = [inputs[i] for i in needs]  # the learner got copies of these: reaching them crosses the whole graph
     # The gradient of (result · probe) for a fixed random probe: the gradient of a plain sum misses any path whose
     # output always adds up to the same (the rows of a LayerNorm without its scale, for one, always sum to 0).
@@ -293,27 +291,21 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
         grads = torch.autograd.grad((got * probe).sum(), originals, allow_unused=True)
     except RuntimeError as err:
         if "inplace" in str(err):
-            return (
-                "your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
-                "training would stop with an error at backward(): write x = x + … instead."
-            )
+            return ("your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
+                    "training would stop with an error at backward(): write x = x + … instead.")
         if "a second time" in str(err):
-            return (
-                "your result is right, but your function already called .backward() on it, which frees what autograd "
-                "needs to go back through it: leave backward() to the training loop."
-            )
+            return ("your result is right, but your function already called .backward() on it, which frees what "
+                    "autograd needs to go back through it: leave backward() to the training loop.")
         raise
     reference = exercise.reference(*fresh(inputs))
     expected = torch.autograd.grad((reference * probe.to(reference.device, reference.dtype)).sum(), originals)
     names = reference_parameters(exercise, len(inputs))
     for i, grad, wanted in zip(needs, grads, expected, strict=True):
         if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
-            return (
-                f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part of "
-                "it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a step "
-                "with no gradient (round, argmax), so in a model the layers on that path would never learn. Build "
-                "the result from the inputs themselves, without those steps."
-            )
+            return (f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part "
+                    "of it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a "
+                    "step with no gradient (round, argmax), so in a model the layers on that path would never learn. "
+                    "Build the result from the inputs themselves, without those steps.")
     return None
 
 
@@ -849,21 +841,15 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
         by_name = [name for name, p in signature.parameters.items()
                    if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
         if by_name and len(signature.parameters) == count:
-            return (
-                f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
-                f"change its first line to `def {label}({', '.join(wanted)})`."
-            )
+            return (f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
+                    f"change its first line to `def {label}({', '.join(wanted)})`.")
         inputs = "one input" if count == 1 else f"{count} inputs"
-        return (
-            f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes ({', '.join(signature.parameters)}): "
-            f"change its first line, `def {label}(...)`."
-        )
+        return (f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes "
+                f"({', '.join(signature.parameters)}): change its first line, `def {label}(...)`.")
     names = list(signature.parameters)[:count]
     if sorted(names) == sorted(wanted) and names != wanted:
-        return (
-            f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): "
-            f"change its first line, `def {label}({', '.join(wanted)})`."
-        )
+        return (f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): change "
+                f"its first line, `def {label}({', '.join(wanted)})`.")
     return None
 
 
@@ -903,29 +889,21 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
         name = returned_name(fn, held)
         what = f"`{name}`" if name else "that tensor"
         if len(got) == 1:
-            return (
-                f"`{label}` returns {article(kind)} of one item{comma}, and that item is the right answer: return only "
-                f"{what}."
-            )
+            return (f"`{label}` returns {article(kind)} of one item{comma}, and that item is the right answer: return "
+                    f"only {what}.")
         which = ("the first", "the second", "the third")[held] if held < 3 else f"item {held + 1}"
-        return (
-            f"`{label}` returns {len(got)} things ({article(kind)}), and {which}{f', {what},' if name else ''} is the "
-            f"right answer: return only {what}."
-        )
+        return (f"`{label}` returns {len(got)} things ({article(kind)}), and {which}{f', {what},' if name else ''} is "
+                f"the right answer: return only {what}.")
     tensors = [item for item in got if isinstance(item, torch.Tensor)]
     if len(tensors) == len(got) == 1:
         return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
     join = joining_call(tensors, expected) if len(tensors) == len(got) else None
     if join is not None:
-        return (
-            f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's shape "
-            f"with {join}."
-        )
+        return (f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's "
+                f"shape with {join}.")
     if tensors:
-        return (
-            f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return your "
-            "answer alone, one tensor."
-        )
+        return (f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return "
+                "your answer alone, one tensor.")
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
 
 
@@ -986,10 +964,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     the answer takes a `softmax`."""
     differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
     if not differs.any():
-        return (
-            "your result is right within the tolerance but not where it must be exact; compare your steps with "
-            "the lesson's."
-        )
+        return ("your result is right within the tolerance but not where it must be exact; compare your steps with "
+                "the lesson's.")
     index = first_index(differs)
     if torch.isnan(got[index]):
         return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL}"
@@ -1008,10 +984,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     largest = first_index(gaps == gaps.max())
     far_larger = gaps[largest] > 2 * gaps[index]  # so that a first entry close to right does not look like rounding
     elsewhere = f"; the largest difference is {fmt(gaps[largest])}, at {entry_words(largest)}" if far_larger else ""
-    return (
-        f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
-        "compare your steps with the lesson's."
-    )
+    return (f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
+            "compare your steps with the lesson's.")
 
 
 def scaled_by(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor | None:
