@@ -622,9 +622,8 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
         return False
     expected = answer(exercise, inputs)
     for b in range(first.shape[0]):
-        one = tuple(
-            x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs)
-        )
+        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
+                    for x in fresh(inputs))
         try:
             got = fn(*one)
         except (Exception, SystemExit):
@@ -653,8 +652,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     off_zero = not_exactly_zero(exercise, inputs, got)
     if is_close and not off_zero.any():
         return None
-    matched = match_mistake(exercise, inputs, got)
-    if matched:
+    if matched := match_mistake(exercise, inputs, got):
         return matched
     if not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round()):
         return Feedback(
@@ -780,11 +778,9 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
     case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
     for mistake in exercise.mistakes:
-        wrong = outcome(mistake, fresh(inputs))
-        if isinstance(wrong, Exception):
-            continue  # this mistake raises on these inputs: it cannot have produced a result
-        passes = same_answer(wrong, expected, exercise.atol)
-        if passes and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
+        wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
+        if (same_answer(wrong, expected, exercise.atol)
+                and not not_exactly_zero(exercise, inputs, as_float(wrong)).any()):
             continue
         if same_answer(wrong, got, exercise.atol) and torch.equal(
             not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong))
