@@ -186,11 +186,8 @@ def judge(exercise: Exercise, fn) -> Feedback:
                                f"{exercise.name}).")
     if inspect.isclass(fn) or isinstance(fn, torch.nn.Module):
         what = f"the class {fn.__name__}" if inspect.isclass(fn) else f"a module ({type(fn).__name__})"
-        return Feedback(
-            False,
-            f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
-            f"check({exercise.name!r}, {exercise.name}).",
-        )
+        return Feedback(False, f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
+                               f"check({exercise.name!r}, {exercise.name}).")
     label = getattr(fn, "__name__", None)
     if not (isinstance(label, str) and label.isidentifier()):  # a lambda is called by the exercise's name
         label = exercise.name
