@@ -38,8 +38,7 @@ NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes
 MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
 WEIGHT_MAKERS = {"softmax", "special_softmax", "softmin"}  # what turns a row of scores into weights
 WEIGHTS_OR_FUSED = WEIGHT_MAKERS | {"scaled_dot_product_attention"}  # a softmax taken, alone or in the fused kernel
-SOFTMAX_LIKE = WEIGHT_MAKERS | {  # ... and what a softmax of the learner's own, or a fused one, calls
-    "log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__", "scaled_dot_product_attention"}
+SOFTMAX_LIKE = WEIGHTS_OR_FUSED | {"log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__"}  # ... or a softmax by hand
 RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
                 "rand", "rand_like", "randn", "randn_like", "randint", "randperm", "bernoulli", "multinomial"}
 LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
@@ -183,21 +182,16 @@ def judge(exercise: Exercise, fn) -> Feedback:
     held back while it runs and shown afterwards, SHOWN_LINES lines at most)."""
     if not callable(fn):
         what = "None" if fn is None else article(type(fn).__name__)
-        return Feedback(
-            False, f"you passed {what}; pass the function itself: check({exercise.name!r}, {exercise.name})."
-        )
+        return Feedback(False, f"you passed {what}; pass the function itself: check({exercise.name!r}, "
+                               f"{exercise.name}).")
     if inspect.isclass(fn) or isinstance(fn, torch.nn.Module):
         what = f"the class {fn.__name__}" if inspect.isclass(fn) else f"a module ({type(fn).__name__})"
-        return Feedback(
-            False,
-            f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
-            f"check({exercise.name!r}, {exercise.name}).",
-        )
+        return Feedback(False, f"you passed {what}; pass a plain function, `def {exercise.name}(...)`: "
+                               f"check({exercise.name!r}, {exercise.name}).")
     label = getattr(fn, "__name__", None)
     if not (isinstance(label, str) and label.isidentifier()):  # a lambda is called by the exercise's name
         label = exercise.name
-    wrong_arity = arity_problem(exercise, fn, label)
-    if wrong_arity:
+    if wrong_arity := arity_problem(exercise, fn, label):
         return Feedback(False, wrong_arity)
     printed = CappedOutput()
     try:
@@ -225,8 +219,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
-        problem = not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol)
-        if problem:
+        if problem := not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol):
             failures.append((number, Feedback(False, problem), None))
             continue
         shapes.append(tuple(got.shape))
@@ -252,8 +245,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
         first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
-    elif number and first.mistake == MASKED_WEIGHTS:  # found by tracing the code, after right cases
-        first = Feedback(False, after_right_cases(exercise, number, first.message), first.mistake)
+    elif first.mistake == MASKED_WEIGHTS:  # found by tracing the code
+        first = after_right_cases(exercise, number, first)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
@@ -261,16 +254,19 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
 
 def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
     """Whether a named mistake of `exercise` is one that writes into its own input (its hint then says so)."""
-    for mistake in exercise.mistakes:
-        if mistake.name == name:
-            given = fresh(exercise.cases[0])
-            try:
-                mistake.wrong(*given)
-            except Exception:
-                continue
-            if not same_inputs(given, exercise.cases[0]):
-                return True
+    for mistake in (m for m in exercise.mistakes if m.name == name):
+        given = fresh(exercise.cases[0])
+        if not isinstance(outcome(mistake, given), Exception) and not same_inputs(given, exercise.cases[0]):
+            return True
     return False
+
+
+def outcome(mistake: Mistake, given: tuple):
+    """What `mistake` returns on the inputs `given`, or the exception it raises."""
+    try:
+        return mistake.wrong(*given)
+    except Exception as err:
+        return err
 
 
 def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
@@ -282,10 +278,8 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
     if not needs:
         return None
     if not got.requires_grad:
-        return (
-            "your result is right but carries no gradient, so a model built on it could not learn: leave out "
-            "torch.no_grad() and .detach()."
-        )
+        return ("your result is right but carries no gradient, so a model built on it could not learn: leave out "
+                "torch.no_grad() and .detach().")
     originals = [inputs[i] for i in needs]  # the learner got copies of these: reaching them crosses the whole graph
     # The gradient of (result · probe) for a fixed random probe: the gradient of a plain sum misses any path whose
     # output always adds up to the same (the rows of a LayerNorm without its scale, for one, always sum to 0).
@@ -294,27 +288,21 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
         grads = torch.autograd.grad((got * probe).sum(), originals, allow_unused=True)
     except RuntimeError as err:
         if "inplace" in str(err):
-            return (
-                "your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
-                "training would stop with an error at backward(): write x = x + … instead."
-            )
+            return ("your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
+                    "training would stop with an error at backward(): write x = x + … instead.")
         if "a second time" in str(err):
-            return (
-                "your result is right, but your function already called .backward() on it, which frees what autograd "
-                "needs to go back through it: leave backward() to the training loop."
-            )
+            return ("your result is right, but your function already called .backward() on it, which frees what "
+                    "autograd needs to go back through it: leave backward() to the training loop.")
         raise
     reference = exercise.reference(*fresh(inputs))
     expected = torch.autograd.grad((reference * probe.to(reference.device, reference.dtype)).sum(), originals)
     names = reference_parameters(exercise, len(inputs))
     for i, grad, wanted in zip(needs, grads, expected, strict=True):
         if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
-            return (
-                f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part of "
-                "it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a step "
-                "with no gradient (round, argmax), so in a model the layers on that path would never learn. Build "
-                "the result from the inputs themselves, without those steps."
-            )
+            return (f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part "
+                    "of it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a "
+                    "step with no gradient (round, argmax), so in a model the layers on that path would never learn. "
+                    "Build the result from the inputs themselves, without those steps.")
     return None
 
 
@@ -347,21 +335,18 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             "F.softmax(wei, dim=-1), and only then use them.",
             NO_SOFTMAX,
         )
-    elif (only_told_where_it_differs(exercise, inputs, got, verdict) and not strays_to_infinity(got, expected)
-          and lets_the_future_in(exercise, fn, inputs)):  # a change cannot be told through ±∞ and NaN
+    elif (same_shape and only_told_where_it_differs(exercise, inputs, got, verdict)
+          and not strays_to_infinity(got, expected)  # a change cannot be told through ±∞ and NaN
+          and lets_the_future_in(exercise, fn, inputs)):
         verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
-    return verdict if number == 0 else Feedback(False, after_right_cases(exercise, number, verdict.message),
-                                                verdict.mistake)
+    return after_right_cases(exercise, number, verdict)
 
 
 def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
-    """Whether `verdict` on the tensor `got` is only the generic sentence, the first entry that differs (no shape, no
-    cause of its own), which a cause found otherwise may replace."""
-    expected = answer(exercise, inputs)
-    if got is None or got.shape != expected.shape:
-        return False
+    """Whether `verdict` on the tensor `got`, of the answer's shape, is only the generic sentence, the first entry
+    that differs (no cause of its own), which a cause found otherwise may replace."""
     softmax = takes_softmax(exercise, inputs)
-    return verdict.message == explain_difference(as_float(got), expected, exercise.atol, softmax)
+    return verdict.message == explain_difference(as_float(got), answer(exercise, inputs), exercise.atol, softmax)
 
 
 class TorchCalls(TorchFunctionMode):
@@ -435,10 +420,8 @@ def leaves_out_the_softmax(exercise: Exercise, fn, inputs: tuple) -> bool:
 
 
 def strays_to_infinity(got, expected: torch.Tensor) -> bool:
-    """Whether the tensor `got`, shaped like `expected`, holds ±∞ or NaN where `expected` is finite."""
-    if got is None or got.shape != expected.shape:
-        return False
-    return bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
+    """Whether the tensor `got` has `expected`'s shape and holds ±∞ or NaN where `expected` is finite."""
+    return got.shape == expected.shape and bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
 
 
 def random_words(label: str, names: set[str]) -> str:
@@ -461,11 +444,10 @@ def random_words(label: str, names: set[str]) -> str:
 def with_position_changed(inputs: tuple, at: int) -> tuple:
     """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random
     amount."""
-    changed = list(fresh(inputs))
-    x = changed[0].detach().clone()
+    first, *others = fresh(inputs)
+    x = first.detach().clone()
     x[..., at, :] += torch.randn(x[..., at, :].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
-    changed[0] = x
-    return tuple(changed)
+    return (x, *others)
 
 
 def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
@@ -481,12 +463,10 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
     except (Exception, SystemExit):
         return None
     if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) and t.dim() >= 2 and t.shape == before.shape
-               for t in (before, again, after, after_again)):
+               for t in (before, again, after, after_again)) or before.shape[-2] != x.shape[-2]:
         return None
     if not (close(as_float(before), as_float(again), atol) and close(as_float(after), as_float(after_again), atol)):
         return None  # a random answer: no change can be told from its noise
-    if before.shape[-2] != x.shape[-2]:
-        return None
     gap = (as_float(after) - as_float(before)).abs().nan_to_num(0.0)  # a NaN in both counts as no change
     return (gap > atol).movedim(-2, 0).flatten(1).any(1)
 
@@ -508,10 +488,9 @@ def future_leak_words(exercise: Exercise, fn, label: str, inputs: tuple) -> str:
     mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
     and the weights only when it takes a softmax on `inputs`."""
     first = reference_parameters(exercise, 1)[0]
-    tree = parsed_source(fn)
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
              "earlier positions, yet position t may read positions 0…t alone.")
-    if sdpa_given_a_mask(tree):
+    if sdpa_given_a_mask(parsed_source(fn)):
         return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s "
                         "only nudges them) and reads a boolean one as True where a position may look: give it "
                         "is_causal=True instead.")
@@ -556,15 +535,18 @@ def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, 
     fits_before = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in range(number)) for m in named)
     if alike and not raised and not fits_before:
         return hard_coded(exercise, number, shapes)
-    return Feedback(False, after_right_cases(exercise, number, verdict.message), verdict.mistake)
+    return after_right_cases(exercise, number, verdict)
 
 
-def after_right_cases(exercise: Exercise, number: int, message: str) -> str:
-    """`message`, about case `number`, led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10, 24) input
-    was right), …"."""
+def after_right_cases(exercise: Exercise, number: int, verdict: Feedback) -> Feedback:
+    """`verdict` on case `number`, its message led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10,
+    24) input was right), …" (as it is for case 0)."""
+    if number == 0:
+        return verdict
     right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
     were = "was" if number == 1 else "were"
-    return f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {message}"
+    return Feedback(False, f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {verdict.message}",
+                    verdict.mistake)
 
 
 def dimensions(inputs: tuple) -> int | None:
@@ -575,10 +557,7 @@ def dimensions(inputs: tuple) -> int | None:
 def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> bool:
     """Whether `mistake` gives the reference's answer on `inputs` (where the slip changes nothing, as a square root
     rounded to a whole number does for a head size of 4)."""
-    try:
-        return same_answer(mistake.wrong(*fresh(inputs)), answer(exercise, inputs), exercise.atol)
-    except Exception:
-        return False
+    return same_answer(outcome(mistake, fresh(inputs)), answer(exercise, inputs), exercise.atol)
 
 
 def hard_coded(exercise: Exercise, failed: int, shapes: list) -> Feedback:
@@ -640,9 +619,8 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
         return False
     expected = answer(exercise, inputs)
     for b in range(first.shape[0]):
-        one = tuple(
-            x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs)
-        )
+        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
+                    for x in fresh(inputs))
         try:
             got = fn(*one)
         except (Exception, SystemExit):
@@ -671,8 +649,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
     off_zero = not_exactly_zero(exercise, inputs, got)
     if is_close and not off_zero.any():
         return None
-    matched = match_mistake(exercise, inputs, got)
-    if matched:
+    if matched := match_mistake(exercise, inputs, got):
         return matched
     if not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round()):
         return Feedback(
@@ -710,18 +687,16 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
     line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
-        try:
-            mistake.wrong(*fresh(inputs))
-        except Exception as expected_err:
-            if type(expected_err) is type(err) and first_line(expected_err) == first_line(err):
-                return Feedback(False, mistake.hint + where, mistake.name)
+        alike = outcome(mistake, fresh(inputs))
+        if isinstance(alike, Exception) and type(alike) is type(err) and first_line(alike) == first_line(err):
+            return Feedback(False, mistake.hint + where, mistake.name)
+    first = reference_parameters(exercise, 1)[0]
     if earlier_right and any(words in str(err) for words in SIZE_CLASHES):
-        first = reference_parameters(exercise, 1)[0]
         example = f", counting dimensions from the end (T = {first}.shape[-2])" if torch.is_tensor(inputs[0]) else ""
         advice = (" It was right for the earlier size: is a size typed in (torch.ones(5, 5), range(6)), or read from "
                   f"the wrong dimension? Take each size from the input{example}.")
     else:
-        advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
+        advice = advice_for(err, first, line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 
@@ -749,77 +724,60 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     kept_shapes = [name for name, value in (names or {}).items() if isinstance(value, torch.Size)]
     reads_a_shape = (not line or ".shape" in line or ".size(" in line
                      or any(re.search(rf"\b{re.escape(name)}\s*\[", line) for name in kept_shapes))
-    if isinstance(err, IndexError) and (
-        "Dimension out of range" in text or ("tuple index out of range" in text and reads_a_shape)
-    ):
+    if isinstance(err, IndexError) and ("Dimension out of range" in text
+                                        or ("tuple index out of range" in text and reads_a_shape)):
         return COUNT_FROM_THE_END
     if isinstance(err, RuntimeError) and any(words in text for words in FIXED_DIMENSIONS):
         return (COUNT_FROM_THE_END[:-1] + ", and @, which takes one matrix or a batch of them alike (torch.bmm takes "
                 "a batch only, torch.mm one matrix only, and permute wants every dimension named).")
-    if isinstance(err, ValueError) and reads_a_shape and "values to unpack" in text:
-        if "not enough values to unpack (expected 3" in text:
-            return (" The input here is one sequence, (T, C): two dimensions, no batch in front. Unpack what it has, "
-                    "T, C = x.shape, or count from the end, T = x.shape[-2].")
-        if "too many values to unpack (expected 2" in text:
-            return (" The input here has a batch in front, (B, T, C): unpack from the end, T, C = x.shape[-2:], so "
-                    "that the code works with and without a batch.")
+    if isinstance(err, ValueError) and reads_a_shape and "not enough values to unpack (expected 3" in text:
+        return (" The input here is one sequence, (T, C): two dimensions, no batch in front. Unpack what it has, "
+                "T, C = x.shape, or count from the end, T = x.shape[-2].")
+    if isinstance(err, ValueError) and reads_a_shape and "too many values to unpack (expected 2" in text:
+        return (" The input here has a batch in front, (B, T, C): unpack from the end, T, C = x.shape[-2:], so "
+                "that the code works with and without a batch.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
-    if isinstance(err, IndexError) and "tuple index out of range" in text:
-        return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
-    if isinstance(err, IndexError) and "out of bounds" in text:
-        return (
-            " Your code asks for an item past the end of a dimension (items are counted from 0): does a range() or an "
-            "index assume a size (range(6)), or take its length from the wrong dimension? Take sizes from the input, "
-            "from the dimension that holds the count (print the tensor's .shape to see which)."
-        )
     if isinstance(err, IndexError):
+        if "tuple index out of range" in text:
+            return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
+        if "out of bounds" in text:
+            return (" Your code asks for an item past the end of a dimension (items are counted from 0): does a "
+                    "range() or an index assume a size (range(6)), or take its length from the wrong dimension? Take "
+                    "sizes from the input, from the dimension that holds the count (print the tensor's .shape to see "
+                    "which).")
         return " Does your code assume a size? Take sizes from the input (.shape)."
     if isinstance(err, SystemExit):
         return " sys.exit() and exit() stop the whole program: return your answer instead."
     if "shapes cannot be multiplied" in text or "Expected size for first two dimensions of batch2" in text:
-        return (
-            " In a @ b the last dimension of a must equal the last but one of b: is a transpose missing (the scores "
-            "are q @ k.transpose(-2, -1)), or are the two the wrong way round (the weights come first: wei @ x, "
-            "wei @ v)?"
-        )
+        return (" In a @ b the last dimension of a must equal the last but one of b: is a transpose missing (the "
+                "scores are q @ k.transpose(-2, -1)), or are the two the wrong way round (the weights come first: "
+                "wei @ x, wei @ v)?")
     if "'function'" in text or "'method'" in text:
-        return (
-            " A function stands where a tensor belongs: call it on its input, as in proj(out) or heads(x), instead "
-            "of multiplying by it or reading its .weight."
-        )
+        return (" A function stands where a tensor belongs: call it on its input, as in proj(out) or heads(x), "
+                "instead of multiplying by it or reading its .weight.")
     if "The expanded size of the tensor" in text:
-        return (
-            " Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
-            "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes from "
-            "the input."
-        )
+        return (" Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
+                "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes "
+                "from the input.")
     if "must match the size of tensor" in text:
-        return (
-            " Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
-            "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from the "
-            "wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions counting from "
-            "the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *."
-        )
+        return (" Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
+                "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from "
+                "the wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions "
+                "counting from the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *.")
     if "same device" in text:
-        return (
-            " The checker hands your function CPU tensors: make new tensors on the input's device, "
-            f"e.g. torch.ones(T, T, device={first_input}.device), not device=device."
-        )
+        return (" The checker hands your function CPU tensors: make new tensors on the input's device, "
+                f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
-
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
     """The Feedback of the first named mistake whose result equals `got`, or None (a mistake that would pass this
     case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
     for mistake in exercise.mistakes:
-        try:
-            wrong = mistake.wrong(*fresh(inputs))
-        except Exception:
-            continue  # this mistake raises on these inputs: it cannot have produced a result
-        passes = same_answer(wrong, expected, exercise.atol)
-        if passes and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
+        wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
+        if (same_answer(wrong, expected, exercise.atol)
+                and not not_exactly_zero(exercise, inputs, as_float(wrong)).any()):
             continue
         if same_answer(wrong, got, exercise.atol) and torch.equal(
             not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong))
@@ -876,21 +834,15 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
         by_name = [name for name, p in signature.parameters.items()
                    if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
         if by_name and len(signature.parameters) == count:
-            return (
-                f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
-                f"change its first line to `def {label}({', '.join(wanted)})`."
-            )
+            return (f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
+                    f"change its first line to `def {label}({', '.join(wanted)})`.")
         inputs = "one input" if count == 1 else f"{count} inputs"
-        return (
-            f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes ({', '.join(signature.parameters)}): "
-            f"change its first line, `def {label}(...)`."
-        )
+        return (f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes "
+                f"({', '.join(signature.parameters)}): change its first line, `def {label}(...)`.")
     names = list(signature.parameters)[:count]
     if sorted(names) == sorted(wanted) and names != wanted:
-        return (
-            f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): "
-            f"change its first line, `def {label}({', '.join(wanted)})`."
-        )
+        return (f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): change "
+                f"its first line, `def {label}({', '.join(wanted)})`.")
     return None
 
 
@@ -930,29 +882,21 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
         name = returned_name(fn, held)
         what = f"`{name}`" if name else "that tensor"
         if len(got) == 1:
-            return (
-                f"`{label}` returns {article(kind)} of one item{comma}, and that item is the right answer: return only "
-                f"{what}."
-            )
+            return (f"`{label}` returns {article(kind)} of one item{comma}, and that item is the right answer: return "
+                    f"only {what}.")
         which = ("the first", "the second", "the third")[held] if held < 3 else f"item {held + 1}"
-        return (
-            f"`{label}` returns {len(got)} things ({article(kind)}), and {which}{f', {what},' if name else ''} is the "
-            f"right answer: return only {what}."
-        )
+        return (f"`{label}` returns {len(got)} things ({article(kind)}), and {which}{f', {what},' if name else ''} is "
+                f"the right answer: return only {what}.")
     tensors = [item for item in got if isinstance(item, torch.Tensor)]
     if len(tensors) == len(got) == 1:
         return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
     join = joining_call(tensors, expected) if len(tensors) == len(got) else None
     if join is not None:
-        return (
-            f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's shape "
-            f"with {join}."
-        )
+        return (f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's "
+                f"shape with {join}.")
     if tensors:
-        return (
-            f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return your "
-            "answer alone, one tensor."
-        )
+        return (f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return "
+                "your answer alone, one tensor.")
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
 
 
@@ -1013,10 +957,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     the answer takes a `softmax`."""
     differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
     if not differs.any():
-        return (
-            "your result is right within the tolerance but not where it must be exact; compare your steps with "
-            "the lesson's."
-        )
+        return ("your result is right within the tolerance but not where it must be exact; compare your steps with "
+                "the lesson's.")
     index = first_index(differs)
     if torch.isnan(got[index]):
         return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL}"
@@ -1035,10 +977,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     largest = first_index(gaps == gaps.max())
     far_larger = gaps[largest] > 2 * gaps[index]  # so that a first entry close to right does not look like rounding
     elsewhere = f"; the largest difference is {fmt(gaps[largest])}, at {entry_words(largest)}" if far_larger else ""
-    return (
-        f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
-        "compare your steps with the lesson's."
-    )
+    return (f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
+            "compare your steps with the lesson's.")
 
 
 def scaled_by(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor | None:

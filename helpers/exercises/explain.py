@@ -79,41 +79,34 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
     got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
-        return (
-            f"row {row} contains NaN (not a number), which 0 / 0, ∞ − ∞ and 0 × ∞ give: does the row see no position "
-            "at all (a mask must leave each position itself: a sum of 0 divided into 0, or a softmax of a row that is "
-            "−∞ everywhere, is NaN), is −∞ multiplied by 0 (mask with masked_fill instead), or was the future filled "
-            "with +∞ (its minus sign missing)?"
-        )
+        return (f"row {row} contains NaN (not a number), which 0 / 0, ∞ − ∞ and 0 × ∞ give: does the row see no "
+                "position at all (a mask must leave each position itself: a sum of 0 divided into 0, or a softmax of "
+                "a row that is −∞ everywhere, is NaN), is −∞ multiplied by 0 (mask with masked_fill instead), or was "
+                "the future filled with +∞ (its minus sign missing)?")
     if torch.isinf(got).any():
         row, col = first_index(torch.isinf(got))
-        return (
-            f"row {row} gives position {col} the weight {fmt(got[row, col])}, but a weight lies between 0 and 1: "
-            "did you return the masked scores (or a log) instead of the weights a softmax makes of them, or "
-            "divide by a sum of 0?"
-        )
+        return (f"row {row} gives position {col} the weight {fmt(got[row, col])}, but a weight lies between 0 and 1: "
+                "did you return the masked scores (or a log) instead of the weights a softmax makes of them, or "
+                "divide by a sum of 0?")
     if (got < 0).any():
         row, col = first_index(got < 0)
-        return (
-            f"row {row} gives position {col} a negative weight ({fmt(got[row, col])}): a weight can never be negative."
-        )
+        return (f"row {row} gives position {col} a negative weight ({fmt(got[row, col])}): a weight can never be "
+                "negative.")
     future = future_mask(got.shape[-1])
     if (got[future] != 0).any():
         row, col = first_index(future & (got != 0))
-        return (
-            f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: "
-            "everything above the diagonal must be exactly 0."
-        )
+        return (f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: everything "
+                "above the diagonal must be exactly 0.")
     if expected is not None:
         blind = (got.diagonal(0, -2, -1) == 0) & (as_float(expected).diagonal(0, -2, -1) != 0)
         if blind.any():
             row = first_index(blind)[-1]
             return (f"row {row} gives position {row}, itself, weight 0: a position sees itself too, so row t's past "
                     "runs from 0 up to and including t (a slice [: t + 1], or tril, whose diagonal is 1).")
-    factor = None if expected is None else scaled_by(got, expected)
-    if factor is not None:
-        return (f"every weight is {fmt(factor)} times the right one, so every row sums to {fmt(factor)}: divide each "
-                "row by its sum, so that it sums to 1.")
+        factor = scaled_by(got, expected)
+        if factor is not None:
+            return (f"every weight is {fmt(factor)} times the right one, so every row sums to {fmt(factor)}: divide "
+                    "each row by its sum, so that it sums to 1.")
     sums = got.sum(-1)
     off = (sums - 1).abs() > atol
     if off.any():
@@ -130,16 +123,12 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, ato
     filled = got[..., future]
     one_value = filled.numel() > 0 and bool((filled == filled.flatten()[0]).all())
     if one_value and close(got[..., ~future], expected[..., ~future], atol):
-        return (
-            f"your scores for the past and the present are right, but every future one is {fmt(filled.flatten()[0])}: "
-            "this step scores every pair, future included. Masking the future is the head's next line, so leave it "
-            "out here."
-        )
+        return ("your scores for the past and the present are right, but every future one is "
+                f"{fmt(filled.flatten()[0])}: this step scores every pair, future included. Masking the future is the "
+                "head's next line, so leave it out here.")
     if ((got >= 0) & (got <= 1)).all() and any(torch.allclose(got.sum(d), torch.ones(()).double()) for d in (-1, -2)):
-        return (
-            "your result looks like weights (every entry from 0 to 1, rows or columns summing to 1): this step stops "
-            "at the scores. The mask and the softmax come after it."
-        )
+        return ("your result looks like weights (every entry from 0 to 1, rows or columns summing to 1): this step "
+                "stops at the scores. The mask and the softmax come after it.")
     if close(got.transpose(-2, -1), expected, atol):
         return ("your scores are the right ones transposed (k @ qᵀ, say): a row is the position asking, by its query, "
                 "and a column the position asked, by its key, so the query comes first: q @ k.transpose(-2, -1).")
