@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from helpers.attention import future_mask
 from helpers.exercises.core import (
+    FLOOR_DIVISION,
     HARD_CODED,
     LOW_PRECISION,
     MASKED_WEIGHTS,
@@ -803,6 +804,18 @@ def test_a_wrong_answer_in_whole_numbers_is_told_about_whole_numbers(name, fn):
     feedback = check(name, fn)
     assert feedback.passed is False and feedback.mistake == WHOLE_NUMBERS, feedback.message
     assert "(torch.int64), which cannot hold fractions" in feedback.message
+
+
+@pytest.mark.parametrize("answer, mistake, words", [
+    (lambda x: x // 2, FLOOR_DIVISION, "the right one rounded down"),
+    (lambda x: (x.long() // 2) if len(x) > 2 else x / 2, WHOLE_NUMBERS, "holds whole numbers (torch.int64)"),
+    (lambda x: x.half() / 2 if len(x) > 2 else x / 2, LOW_PRECISION, "is in torch.float16"),
+])
+def test_a_cause_of_its_own_found_after_right_cases_names_the_sizes_that_were_right(answer, mistake, words):
+    halves = Exercise("halves", lambda x: x / 2, ((torch.tensor([2.0, 4.0]),), (torch.tensor([1.0, 3.0, 5.0]),)))
+    feedback = judge(halves, answer)
+    assert feedback.passed is False and feedback.mistake == mistake, feedback.message
+    assert feedback.message.startswith("for a (3,) input (a (2,) input was right), ") and words in feedback.message
 
 
 def test_a_right_answer_in_whole_numbers_still_passes():

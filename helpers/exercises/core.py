@@ -245,7 +245,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
         first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
-    elif first.mistake == MASKED_WEIGHTS:  # found by tracing the code
+    elif first.mistake != NO_GRADIENT:  # a cause found by a test of its own; the earlier cases asked no gradient
         first = after_right_cases(exercise, number, first)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
