@@ -274,6 +274,12 @@ EXERCISES = (
                 "you divided the scores by √C, the width of x: scaling is the next notebook's step (and it divides "
                 "by √head_size). Here the scores go into the softmax as they are.",
             ),
+            Mistake(
+                "scaled_too_early",
+                lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, scale=x.shape[-2] ** -0.5),
+                "you divided the scores by √T, the number of positions: scaling is the next notebook's step, and it "
+                "divides by √head_size, whatever the length. Here the scores go into the softmax as they are.",
+            ),
         ),
     ),
 )
