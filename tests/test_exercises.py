@@ -30,6 +30,7 @@ from helpers.exercises.core import (
     ONE_SEQUENCE,
     RANDOM,
     SHOWN_LINES,
+    UNWRITTEN,
     WHOLE_NUMBERS,
     Exercise,
     Mistake,
@@ -2030,6 +2031,44 @@ def test_zeros_put_on_the_weights_and_renormalised_are_not_told_an_infinity_went
 
     feedback = check("masked_softmax_weights", masked_softmax_weights)
     assert feedback.passed is False and feedback.mistake != MASKED_WEIGHTS, feedback.message
+
+
+def causal_weights_upper_triangle_unwritten(T):
+    wei = torch.empty(T, T)  # the lower triangle written, the future's entries left as they were
+    for i in range(T):
+        for j in range(i + 1):
+            wei[i, j] = 1 / (i + 1)
+    return wei
+
+
+def running_average_without_its_first_row(x):
+    out = torch.empty_like(x)
+    for t in range(1, len(x)):
+        out[t] = x[: t + 1].mean(0)
+    return out
+
+
+@pytest.mark.parametrize("name, fn, entry", [
+    ("causal_average_weights", causal_weights_upper_triangle_unwritten, "[0, 1]"),
+    ("running_average", running_average_without_its_first_row, "[0, 0]"),
+])
+def test_entries_of_torch_empty_never_written_are_told_so_every_time(name, fn, entry):
+    for _ in range(3):  # whatever the leftovers happen to be: before, tiny ones were told "close to 0 but not 0"
+        feedback = check(name, fn)
+        assert feedback.passed is False and feedback.mistake == UNWRITTEN, feedback.message
+        assert f"returns entries that start from torch.empty's leftovers (entry {entry} is one)" in feedback.message
+    assert not torch.are_deterministic_algorithms_enabled(), "the check puts PyTorch's mode back as it was"
+
+
+def test_a_torch_empty_written_whole_is_not_told_it_left_entries_unwritten():
+    def averages_off_by_one(x):
+        out = torch.empty_like(x)
+        for t in range(len(x)):
+            out[t] = x[: t + 2].mean(0)  # every entry written, from one position too many
+        return out
+
+    feedback = check("running_average", averages_off_by_one)
+    assert feedback.passed is False and feedback.mistake != UNWRITTEN, feedback.message
 
 
 def test_a_dropout_is_named_even_beside_a_torch_empty_written_whole():

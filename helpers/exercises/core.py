@@ -18,6 +18,7 @@ import linecache
 import math
 import re
 import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -36,6 +37,7 @@ FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is
 FUTURE_LEAK = "future_leak"  # the mistake name given to an answer that reads positions its reference may not
 NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes no softmax where the reference does
 MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
+UNWRITTEN = "unwritten_entries"  # the mistake name given to a result holding entries of torch.empty never written
 WEIGHT_MAKERS = {"softmax", "special_softmax", "softmin"}  # what turns a row of scores into weights
 WEIGHTS_OR_FUSED = WEIGHT_MAKERS | {"scaled_dot_product_attention"}  # a softmax taken, alone or in the fused kernel
 SOFTMAX_LIKE = WEIGHTS_OR_FUSED | {"log_softmax", "exp", "exp_", "exp2", "pow", "__rpow__"}  # ... or a softmax by hand
@@ -241,7 +243,13 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
     number, first, got = failures[0]
-    if first.mistake is None:
+    if got is not None and (unwritten := unwritten_entry(fn, exercise.cases[number], got)):
+        first = after_right_cases(exercise, number, Feedback(False, (
+            f"`{label}` returns entries that start from torch.empty's leftovers (entry {list(unwritten)} is one): "
+            "torch.empty makes a tensor that holds whatever was left in memory, a different leftover from run to run, "
+            "and an entry your code never writes, or only adds to, keeps it. Start from torch.zeros, or write every "
+            "entry."), UNWRITTEN))
+    elif first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
         first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
@@ -250,6 +258,30 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
+
+
+def unwritten_entry(fn, inputs: tuple, got: torch.Tensor) -> tuple[int, ...] | None:
+    """The index of an entry of `got` that `fn` took from a torch.empty tensor without writing it, or None. Seen by
+    calling `fn` again in PyTorch's deterministic mode, which fills new memory with NaN: such an entry comes out NaN
+    there, where `got` holds a number."""
+    if not LEFTOVER_MEMORY & torch_calls(fn, inputs).names:
+        return None
+    was_on = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    # warn_only: an operation that has no deterministic form only warns (and the warning is not shown)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            filled = fn(*fresh(inputs))
+    except (Exception, SystemExit):
+        return None
+    finally:
+        torch.use_deterministic_algorithms(was_on, warn_only=warn_only)
+    if not (isinstance(filled, torch.Tensor) and filled.is_floating_point() and filled.shape == got.shape):
+        return None
+    unwritten = torch.isnan(filled) & ~torch.isnan(as_float(got))
+    return first_index(unwritten) if unwritten.any() else None
 
 
 def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
