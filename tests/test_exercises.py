@@ -2056,8 +2056,50 @@ def test_entries_of_torch_empty_never_written_are_told_so_every_time(name, fn, e
     for _ in range(3):  # whatever the leftovers happen to be: before, tiny ones were told "close to 0 but not 0"
         feedback = check(name, fn)
         assert feedback.passed is False and feedback.mistake == UNWRITTEN, feedback.message
-        assert f"returns entries that start from torch.empty's leftovers (entry {entry} is one)" in feedback.message
-    assert not torch.are_deterministic_algorithms_enabled(), "the check puts PyTorch's mode back as it was"
+        leads = f"`{fn.__name__}` returns entries that depend on torch.empty's leftovers (entry {entry} is one)"
+        assert feedback.message.startswith(leads), "no '(… was right)' before it: case 0 already hangs on them"
+
+
+def test_leftovers_that_happen_to_be_right_do_not_pass_and_are_told_even_in_deterministic_mode():
+    def causal_average_weights(T):
+        wei = torch.empty(T, T)  # right only where memory happens to hold zeros above the diagonal
+        for i in range(T):
+            wei[i, : i + 1] = 1 / (i + 1)
+        return wei
+
+    with torch.random.fork_rng(devices=[]):
+        for deterministic in (False, True):  # deterministic: PyTorch fills new memory with NaN
+            torch.use_deterministic_algorithms(deterministic)
+            try:
+                feedback = check("causal_average_weights", causal_average_weights)
+            finally:
+                torch.use_deterministic_algorithms(False)
+            assert feedback.mistake == UNWRITTEN and "(entry [0, 1] is one)" in feedback.message, feedback.message
+
+
+def weights_from_empty_then_masked_by_value(scores):
+    T = scores.shape[-1]
+    tril = torch.tril(torch.ones(T, T))
+    wei = torch.empty(T, T)
+    for i in range(T):
+        wei[i, : i + 1] = scores[i, : i + 1]
+    wei = wei * tril  # the leftovers above the diagonal are multiplied away
+    return F.softmax(wei.masked_fill(wei == 0, float("-inf")), dim=-1)
+
+
+def dropout_drawn_into_torch_empty(x, w_q, w_k, w_v):
+    q, k = x @ w_q.T, x @ w_k.T
+    scores = (q @ k.transpose(-2, -1)).masked_fill(torch.tril(torch.ones(len(x), len(x))) == 0, float("-inf"))
+    wei = torch.softmax(scores, dim=-1)
+    keep = torch.empty_like(wei).bernoulli_(0.9)  # every entry written, at random
+    return (wei * keep / 0.9) @ (x @ w_v.T)
+
+
+def test_torch_empty_whose_leftovers_change_nothing_gets_the_answers_own_cause():
+    feedback = check("masked_softmax_weights", weights_from_empty_then_masked_by_value)
+    assert feedback.mistake == "masked_by_value", feedback.message
+    random = check("attend", dropout_drawn_into_torch_empty)
+    assert random.mistake == RANDOM and "F.dropout" in random.message and "leftover" not in random.message
 
 
 def test_a_torch_empty_written_whole_is_not_told_it_left_entries_unwritten():

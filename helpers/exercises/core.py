@@ -18,7 +18,6 @@ import linecache
 import math
 import re
 import textwrap
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -44,6 +43,8 @@ SOFTMAX_LIKE = WEIGHTS_OR_FUSED | {"log_softmax", "exp", "exp_", "exp2", "pow", 
 RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d",
                 "rand", "rand_like", "randn", "randn_like", "randint", "randperm", "bernoulli", "multinomial"}
 LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
+RANDOM_FILLS = {"bernoulli_", "uniform_", "normal_", "random_", "exponential_", "geometric_", "cauchy_",
+                "log_normal_"}  # what fills a tensor (one of torch.empty's, say) with random numbers
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -239,17 +240,19 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         if verdict:
             failures.append((number, verdict, got))
     note = CHANGED_INPUT if changed_input else ""
+    last = failures[0][0] if failures else len(exercise.cases) - 1
+    if (failures or mentions_leftover_memory(fn)) and (leftover := leftover_case(exercise, fn, last)):
+        number, entry = leftover  # a pass or a verdict that hangs on leftovers would change from run to run
+        return after_right_cases(exercise, number, Feedback(False, (
+            f"`{label}` returns entries that depend on torch.empty's leftovers (entry {list(entry)} is one): "
+            "torch.empty makes a tensor that holds whatever was left in memory, a different leftover from run to run, "
+            "and an entry your code never writes, or only adds to, keeps it. Start from torch.zeros, or write every "
+            "entry." + note), UNWRITTEN))
     if not failures:
         sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
     number, first, got = failures[0]
-    if got is not None and (unwritten := unwritten_entry(fn, exercise.cases[number], got)):
-        first = after_right_cases(exercise, number, Feedback(False, (
-            f"`{label}` returns entries that start from torch.empty's leftovers (entry {list(unwritten)} is one): "
-            "torch.empty makes a tensor that holds whatever was left in memory, a different leftover from run to run, "
-            "and an entry your code never writes, or only adds to, keeps it. Start from torch.zeros, or write every "
-            "entry."), UNWRITTEN))
-    elif first.mistake is None:
+    if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif number and any(m.name == first.mistake for m in exercise.mistakes):
         first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
@@ -260,28 +263,59 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     return Feedback(first.passed, first.message + note, first.mistake)
 
 
-def unwritten_entry(fn, inputs: tuple, got: torch.Tensor) -> tuple[int, ...] | None:
-    """The index of an entry of `got` that `fn` took from a torch.empty tensor without writing it, or None. Seen by
-    calling `fn` again in PyTorch's deterministic mode, which fills new memory with NaN: such an entry comes out NaN
-    there, where `got` holds a number."""
-    if not LEFTOVER_MEMORY & torch_calls(fn, inputs).names:
+class FilledEmpty(TorchFunctionMode):
+    """While active, fills every tensor that torch.empty or its kin (LEFTOVER_MEMORY) makes with `value`."""
+
+    def __init__(self, value: float):
+        super().__init__()
+        self.value = value
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if getattr(func, "__name__", "") in LEFTOVER_MEMORY and isinstance(result, torch.Tensor):
+            with torch.no_grad():
+                result.fill_(self.value)
+        return result
+
+
+def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
+    """The index of an entry of `fn`'s result that depends on what torch.empty left in memory, or None. `fn` runs
+    twice, its torch.empty tensors filled with 0 and then with 1, and with the same random numbers: an entry that
+    differs came from them."""
+    results = []
+    for value in (0.0, 1.0):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            try:
+                with FilledEmpty(value):
+                    results.append(fn(*fresh(inputs)))
+            except (Exception, SystemExit):
+                return None
+    if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) for t in results):
         return None
-    was_on = torch.are_deterministic_algorithms_enabled()
-    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
-    # warn_only: an operation that has no deterministic form only warns (and the warning is not shown)
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            filled = fn(*fresh(inputs))
-    except (Exception, SystemExit):
+    zeros, ones = (as_float(t) for t in results)
+    if zeros.shape != ones.shape:
         return None
-    finally:
-        torch.use_deterministic_algorithms(was_on, warn_only=warn_only)
-    if not (isinstance(filled, torch.Tensor) and filled.is_floating_point() and filled.shape == got.shape):
+    differs = (zeros != ones) & ~(zeros.isnan() & ones.isnan())
+    return first_index(differs) if differs.any() else None
+
+
+def leftover_case(exercise: Exercise, fn, last: int) -> tuple[int, tuple[int, ...]] | None:
+    """The first case, up to `last`, whose result from `fn` depends on torch.empty's leftovers, with the index of one
+    such entry; None when there is none, or when `fn` makes no such tensor."""
+    if not LEFTOVER_MEMORY & torch_calls(fn, exercise.cases[last]).names:
         return None
-    unwritten = torch.isnan(filled) & ~torch.isnan(as_float(got))
-    return first_index(unwritten) if unwritten.any() else None
+    for number in range(last + 1):
+        if (entry := leftover_entry(fn, exercise.cases[number])) is not None:
+            return number, entry
+    return None
+
+
+def mentions_leftover_memory(fn) -> bool:
+    """Whether `fn`'s source names torch.empty or its kin (read before a pass, which runs no trace)."""
+    tree = parsed_source(fn)
+    return tree is not None and any(getattr(node, "attr", getattr(node, "id", None)) in LEFTOVER_MEMORY
+                                    for node in ast.walk(tree))
 
 
 def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
@@ -464,7 +498,7 @@ def random_words(label: str, names: set[str]) -> str:
         return words + ("so something in it is random: a layer made inside your function (a new nn.Linear starts "
                         "from random weights and, unless given bias=False, a random bias) should not be there: use "
                         "the weights you are given, x @ w.T or F.linear(x, w).")
-    if LEFTOVER_MEMORY & names and not RANDOM_STEPS & names:
+    if LEFTOVER_MEMORY & names and not (RANDOM_STEPS | RANDOM_FILLS) & names:
         return words + ("so some entries change: torch.empty makes a tensor that holds whatever was left in memory, "
                         "and an entry your code never writes keeps that leftover. Start from torch.zeros, or write "
                         "every entry.")
