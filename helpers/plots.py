@@ -245,10 +245,13 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
     T, S = m.shape
     word = "".join(map(str, labels)) if labels is not None and all(len(str(c)) == 1 for c in labels) else None
     what = f"Heatmap '{title}'" + (f" for {word!r}" if word else "") + f", {counted(T, 'row')} × {counted(S, 'column')}"
-    values = m.masked_fill(masked, -math.inf)
+    nan = torch.isnan(m) & ~masked
+    values = m.masked_fill(masked | nan, -math.inf)  # a NaN ranks nowhere: it is named on its own
     say = (lambda v: cell_value_text(v, True)) if is_weights else (lambda v: f"{v:.2f}")  # weights as their cells
-    if T <= ANNOTATE_UP_TO and is_weights:
-        parts = [strongest_in_row(rows[i], cols, values[i]) for i in range(T) if not masked[i].all()]
+    if (masked | nan).all():
+        strongest = "no cell holds a number"
+    elif T <= ANNOTATE_UP_TO and is_weights:
+        parts = [strongest_in_row(rows[i], cols, values[i]) for i in range(T) if not (masked | nan)[i].all()]
         strongest = "strongest weight in each row: " + "; ".join(parts)
     else:
         flat = values.flatten()
@@ -260,14 +263,16 @@ def describe_wei(m, masked, labels, rows, cols, title, is_weights) -> str:
             parts = [f"{rows[k // S]} → {cols[k % S]} {say(float(flat[k]))}" for k in order]
             strongest = "largest values: " + "; ".join(parts)
     hidden = int(masked.sum())
-    return f"{what} (row looks at column){f', {hidden} masked cells hatched' if hidden else ''}; {strongest}."
+    notes = f", {counted(hidden, 'masked cell')} hatched" if hidden else ""
+    if nan.any():
+        i, j = (int(k) for k in nan.nonzero()[0])
+        notes += f", NaN in {counted(int(nan.sum()), 'cell')} (the first: {rows[i]} → {cols[j]})"
+    return f"{what} (row looks at column){notes}; {strongest}."
 
 
 def strongest_in_row(row: str, cols, values: torch.Tensor) -> str:
     """One row's strongest visible weight for alt text ("1 o → 0 h 0.70", written as in its cell: "≈1" for 0.9999),
     naming every column that ties for it."""
-    if torch.isnan(values).any():  # a NaN is no weight and ranks nowhere: say where it stands instead
-        return f"{row} → NaN at {listed([cols[j] for j in torch.isnan(values).nonzero().flatten().tolist()])}"
     top = values.max()
     tied = [cols[j] for j in (values == top).nonzero().flatten().tolist()]
     visible = int((values > -math.inf).sum())

@@ -567,9 +567,16 @@ def test_nan_weights_are_drawn_and_described_where_they_stand():
     nan = float("nan")  # what a learner's weights hold after, e.g., masking the diagonal too
     ax = show_wei(torch.tensor([[nan, nan, nan], [0.5, 0.5, 0.0], [0.2, nan, 0.8]]), labels="hou")
     text = alt_text(ax.figure)
-    assert "0 h → NaN at 0 h, 1 o and 2 u; 1 o → 0 h and 1 o 0.50 each; 2 u → NaN at 1 o." in text
+    assert ("NaN in 4 cells (the first: 0 h → 0 h); strongest weight in each row: 1 o → 0 h and 1 o 0.50 each; "
+            "2 u → 2 u 0.80.") in text, "a NaN is named on its own, and ranks nowhere"
     assert "nan" in [t.get_text() for t in ax.texts], "a NaN cell says so"
-    plt.close(ax.figure)
+    scores = alt_text(show_wei(torch.tensor([[nan, 1.0, 2.0], [3.0, nan, 0.5]]), stage="raw", causal=False).figure)
+    assert "NaN in 2 cells (the first: 0 → 0); largest values: 1 → 0 3.00; 0 → 2 2.00; 0 → 1 1.00." in scores
+    empty = alt_text(show_wei(torch.full((2, 2), nan), stage="raw", causal=False).figure)
+    assert empty.endswith("NaN in 4 cells (the first: 0 → 0); no cell holds a number.")
+    one = alt_text(show_wei(torch.tensor([[1.0, 0.0], [0.5, 0.5]])).figure)
+    assert "1 masked cell hatched" in one
+    plt.close("all")
 
 
 def test_an_empty_loss_history_is_refused_with_what_to_do():
