@@ -1661,6 +1661,22 @@ def test_a_head_size_whose_square_root_is_no_whole_number_is_among_scaled_scores
     assert any(math.isqrt(n) ** 2 != n for n in sizes), f"head sizes {sizes}: a rounded square root would pass them"
 
 
+@pytest.mark.parametrize("size, named", [(lambda x: x.shape[-2] - 1, None), (lambda x: x.shape[-2], "√T"),
+                                         (lambda x: x.shape[-1], "√C")], ids=["T-1", "T", "C"])
+def test_attend_scaled_by_the_root_of_one_size_is_never_told_another(size, named):
+    def attend(x, w_q, w_k, w_v):  # scaled too early, by √ of a size of x; the first case's sizes must all differ
+        T = x.shape[-2]
+        scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1) / size(x) ** 0.5
+        return F.softmax(scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf")), dim=-1) @ (x @ w_v.T)
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False, feedback.message
+    if named:
+        assert feedback.mistake == "scaled_too_early" and f"by {named}," in feedback.message, feedback.message
+    else:  # √(T − 1) is no named mistake: it must not borrow the words of one whose size coincides with T − 1
+        assert feedback.mistake is None and "√" not in feedback.message, feedback.message
+
+
 def test_an_attention_mask_that_only_nudges_the_scores_is_told_the_future_gets_in():
     def attend(x, w_q, w_k, w_v):  # a float mask is added to the scores: the future keeps weight
         T = x.shape[-2]

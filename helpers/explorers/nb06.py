@@ -179,9 +179,10 @@ EXERCISES = (
     Exercise(
         name="attend",
         reference=_attend,
-        # The random (6, 5) case comes first: with hou's one-hot x = eye(3), wei @ x is wei itself, so
-        # returning wei and blending x could not be told apart there.
-        cases=(_case(6, (6, 5), 4), HOU, _case(7, (2, 5, 4), 3)),
+        # The random (7, 3) case comes first: with hou's one-hot x = eye(3), wei @ x is wei itself, so
+        # returning wei and blending x could not be told apart there. Its sizes coincide nowhere (T = 7, T − 1 = 6,
+        # C = 3, head_size 5), nor do the batch's (T = 5, C = 8, head_size 3), so each size a slip uses shows.
+        cases=(_case(6, (7, 3), 5), HOU, _case(7, (2, 5, 8), 3)),
         mistakes=(
             Mistake(
                 "returned_wei",
