@@ -33,6 +33,7 @@ from helpers.exercises.core import (
     UNWRITTEN,
     WHOLE_NUMBERS,
     Exercise,
+    FilledEmpty,
     Mistake,
     all_exercises,
     check,
@@ -2091,6 +2092,37 @@ def test_leftovers_that_happen_to_be_right_do_not_pass_and_are_told_even_in_dete
             finally:
                 torch.use_deterministic_algorithms(False)
             assert feedback.mistake == UNWRITTEN and "(entry [0, 1] is one)" in feedback.message, feedback.message
+
+
+def blank_square(T):
+    """A helper a learner might write in a cell of its own: a (T, T) tensor of whatever memory held."""
+    return torch.empty(T, T)
+
+
+class Averager:
+    def weights(self, T):
+        wei = torch.empty(T, T)
+        for i in range(T):
+            wei[i, : i + 1] = 1 / (i + 1)
+        return wei
+
+
+AVERAGER = Averager()
+
+
+def causal_weights_from_a_helper(T):
+    wei = blank_square(T)  # torch.empty, in another cell: this function's source does not name it
+    for i in range(T):
+        wei[i, : i + 1] = 1 / (i + 1)
+    return wei
+
+
+@pytest.mark.parametrize("fn", [causal_weights_from_a_helper, lambda T: AVERAGER.weights(T)],
+                         ids=["a helper function", "an object's method"])
+def test_leftovers_that_happen_to_be_right_in_a_helper_of_the_answer_do_not_pass(fn):
+    with FilledEmpty(0.0):  # memory that happens to hold zeros, the right numbers above the diagonal
+        feedback = check("causal_average_weights", fn)
+    assert feedback.mistake == UNWRITTEN and "(entry [0, 1] is one)" in feedback.message, feedback.message
 
 
 def weights_from_empty_then_masked_by_value(scores):

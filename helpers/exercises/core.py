@@ -312,10 +312,33 @@ def leftover_case(exercise: Exercise, fn, last: int) -> tuple[int, tuple[int, ..
 
 
 def mentions_leftover_memory(fn) -> bool:
-    """Whether `fn`'s source names torch.empty or its kin (read before a pass, which runs no trace)."""
-    tree = parsed_source(fn)
-    return tree is not None and any(getattr(node, "attr", getattr(node, "id", None)) in LEFTOVER_MEMORY
-                                    for node in ast.walk(tree))
+    """Whether the source of `fn`, or of a function of its own that it uses (own_functions), names torch.empty or
+    its kin (read before a pass, which runs no trace)."""
+    trees = (parsed_source(f) for f in own_functions(fn))
+    return any(getattr(node, "attr", getattr(node, "id", None)) in LEFTOVER_MEMORY
+               for tree in trees if tree is not None for node in ast.walk(tree))
+
+
+def own_functions(fn, most: int = 20) -> list:
+    """`fn`, and the functions written beside it (in its module: a notebook's cells) that it names, theirs in turn,
+    and the methods of the classes it names or of the objects it names whose class is written there: at most
+    `most` of them."""
+    found, todo = [], [fn]
+    while todo and len(found) < most:
+        f = todo.pop()
+        if any(f is seen for seen in found):
+            continue
+        found.append(f)
+        try:
+            names = inspect.getclosurevars(f)
+        except TypeError:  # not a Python function: a built-in, a partial, a callable object
+            continue
+        for obj in (*names.globals.values(), *names.nonlocals.values()):
+            owner = obj if inspect.isfunction(obj) or inspect.isclass(obj) else type(obj)
+            if getattr(owner, "__module__", None) != getattr(fn, "__module__", None):
+                continue
+            todo += [m for m in vars(owner).values() if inspect.isfunction(m)] if inspect.isclass(owner) else [owner]
+    return found
 
 
 def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
