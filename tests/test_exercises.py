@@ -1662,20 +1662,50 @@ def test_a_head_size_whose_square_root_is_no_whole_number_is_among_scaled_scores
     assert any(math.isqrt(n) ** 2 != n for n in sizes), f"head sizes {sizes}: a rounded square root would pass them"
 
 
-@pytest.mark.parametrize("size, named", [(lambda x: x.shape[-2] - 1, None), (lambda x: x.shape[-2], "√T"),
-                                         (lambda x: x.shape[-1], "√C")], ids=["T-1", "T", "C"])
-def test_attend_scaled_by_the_root_of_one_size_is_never_told_another(size, named):
-    def attend(x, w_q, w_k, w_v):  # scaled too early, by √ of a size of x; the first case's sizes must all differ
+@pytest.mark.parametrize("divisor, words", [
+    (lambda x: x.shape[-2] ** 0.5, "you divided the scores by √T,"),
+    (lambda x: x.shape[-1] ** 0.5, "you divided the scores by √C,"),
+    (lambda x: (x.shape[-2] - 1) ** 0.5, "your scores are scaled by 1/√6 (6 is T − 1 here) before the softmax"),
+    (lambda x: x.shape[-1], "your scores are scaled by 1/3 = 1/√9 (3 is C here) before the softmax"),
+    (lambda x: 2, "your scores are scaled by 1/2 = 1/√4 before the softmax"),
+], ids=["√T", "√C", "√(T-1)", "C", "2"])
+def test_attend_scaled_by_a_size_is_told_that_size_and_never_another(divisor, words):
+    def attend(x, w_q, w_k, w_v):  # scaled too early; the first case's sizes all differ (T = 7, C = 3, head_size 5)
         T = x.shape[-2]
-        scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1) / size(x) ** 0.5
+        scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1) / divisor(x)
         return F.softmax(scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf")), dim=-1) @ (x @ w_v.T)
 
     feedback = check("attend", attend)
-    assert feedback.passed is False, feedback.message
-    if named:
-        assert feedback.mistake == "scaled_too_early" and f"by {named}," in feedback.message, feedback.message
-    else:  # √(T − 1) is no named mistake: it must not borrow the words of one whose size coincides with T − 1
-        assert feedback.mistake is None and "√" not in feedback.message, feedback.message
+    assert feedback.passed is False and feedback.message.startswith(words), feedback.message
+
+
+@pytest.mark.parametrize("loop, words", [
+    (lambda T: range(1, T), "row 0 is all 0, as if never written, and the others right: does a loop skip it"),
+    (lambda T: range(T - 1), "are right, but row {last} is all 0, as if never written: your loop stopped after"),
+], ids=["from 1", "one short"])
+@pytest.mark.parametrize("name", ["causal_average_weights", "masked_softmax_weights"])
+def test_weights_with_a_row_a_loop_never_wrote_are_told_so(name, loop, words):
+    def weights(arg):  # one row at a time, into zeros; a row the loop skips stays 0
+        T = arg if isinstance(arg, int) else arg.shape[-1]
+        wei = torch.zeros(T, T)
+        for t in loop(T):
+            wei[t, : t + 1] = 1 / (t + 1) if isinstance(arg, int) else F.softmax(arg[t, : t + 1], dim=-1)
+        return wei
+
+    feedback = check(name, weights)
+    T = EXERCISES[name].cases[0][0]
+    last = (T if isinstance(T, int) else T.shape[-1]) - 1
+    assert feedback.passed is False and words.format(last=last) in feedback.message, feedback.message
+
+
+def test_weights_from_scaled_scores_are_told_the_scale():
+    def masked_softmax_weights(scores):
+        T = scores.shape[-1]
+        return F.softmax((scores / T**0.5).masked_fill(future_mask(T), float("-inf")), dim=-1)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.message.startswith("your weights are the softmax of the scores times 1/√5 (5 is T here)"), (
+        feedback.message)
 
 
 def test_an_attention_mask_that_only_nudges_the_scores_is_told_the_future_gets_in():

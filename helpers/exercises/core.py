@@ -24,7 +24,7 @@ from typing import Callable
 import torch
 from torch.overrides import TorchFunctionMode
 
-from ..words import article, listed
+from ..words import article, counted, listed
 
 HARD_CODED = "hard_coded"  # the mistake name given to an answer that is right for one size only
 LOW_PRECISION = "low_precision"  # the mistake name given to an answer in float16 or bfloat16
@@ -1061,6 +1061,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     if factor is not None:
         return (f"every entry is {fmt(factor)} times the reference's: your steps are right, but something scales the "
                 "result (a factor, a division left in or out, or a dropout, which divides what it keeps by 1 − p).")
+    if unwritten := unwritten_rows(got, expected, atol):
+        return unwritten
     yours, reference = fmt_apart(got[index], expected[index])
     gaps = (got - expected).abs().nan_to_num(0.0)
     largest = first_index(gaps == gaps.max())
@@ -1068,6 +1070,30 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     elsewhere = f"; the largest difference is {fmt(gaps[largest])}, at {entry_words(largest)}" if far_larger else ""
     return (f"the shape is right but {entry_words(index)} is {yours} where the reference has {reference}{elsewhere}; "
             "compare your steps with the lesson's.")
+
+
+def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
+    """Words for a result whose every wrong row (a position: the second-last dimension, over every sequence of a
+    batch) is all 0 where the reference's is not, as a row that a loop never visits keeps the zeros it started as;
+    None when that is not so."""
+    if got.dim() < 2 or got.shape != expected.shape:
+        return None
+    rows, reference = got.movedim(-2, 0).flatten(1), expected.movedim(-2, 0).flatten(1)
+    wrong = ~torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
+    zero = (rows == 0).all(1) & (reference != 0).any(1)
+    if not wrong.any() or not zero[wrong].all():
+        return None
+    numbers = wrong.nonzero().flatten().tolist()
+    noun = "row" if got.dim() == 2 else "position"  # in a batch, one position of every sequence
+    one = len(numbers) == 1
+    which = f"{noun} {numbers[0]} is" if one else f"{noun}s {listed(map(str, numbers))} are"
+    if numbers == list(range(numbers[0], len(wrong))) and numbers[0] > 0:  # the last ones: a loop stopped early
+        right = f"{noun} 0 is" if numbers[0] == 1 else f"{noun}s 0…{numbers[0] - 1} are"
+        return (f"{right} right, but {which} all 0, as if never written: your loop stopped after "
+                f"{counted(numbers[0], noun)}. Loop over all n of them, range(n) (range(n - 1) stops one short).")
+    start = " (range(1, n) starts at 1)" if numbers[0] == 0 else ""
+    return (f"{which} all 0, as if never written, and the others right: does a loop skip {'it' if one else 'them'}"
+            f"{start}? Loop over all n {noun}s, range(n).")
 
 
 def scaled_by(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor | None:

@@ -1,11 +1,14 @@
 """Plain words for a wrong (T, T) weight matrix, shared by every exercise whose answer is `wei`; hints that several
 exercises share; and `slipped_weights`, the weights with one of the slips that 06's and 10's exercises name."""
 
+import math
+
 import torch
 import torch.nn.functional as F
 
 from ..attention import future_mask
-from .core import as_float, close, first_index, fmt, fmt_apart, scaled_by
+from ..words import listed
+from .core import as_float, close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
 
 MASKED_THE_PRESENT = (  # the hint for a mask that hides the diagonal too, in notebook 06's and 10's exercises
     "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read itself, so mask "
@@ -58,6 +61,31 @@ SWAPPED_Q_AND_K = (  # the hint for k @ qᵀ, in notebook 06's and 10's exercise
 )
 
 
+# The scales a slip may put on the scores, with the sizes n that give them: 1/√n for n from 2 to 64, and 1/m for m
+# from 2 to 64, which is also 1/√(m²) (so 1/5 is named as what it is, not as 1/√25; 1/3 as both, "1/3 = 1/√9")
+TYPED_SCALES = [(f"1/√{n}", (n,), n**-0.5) for n in range(2, 65) if math.isqrt(n) ** 2 != n] + [
+    (f"1/{m} = 1/√{m * m}" if m * m <= 64 else f"1/{m}", (m, m * m), 1 / m) for m in range(2, 65)]
+
+
+def typed_scale(head, got: torch.Tensor, atol: float) -> tuple[str, tuple[int, ...]] | None:
+    """The scale of TYPED_SCALES with which `head(scale)`, a head's result with its scores times `scale`, gives `got`
+    (within `atol`), as its name ("1/√6") and the sizes that give it ((6,)); None when none does."""
+    for name, sizes, scale in TYPED_SCALES:
+        typed = as_float(head(scale))
+        if got.shape == typed.shape and close(got, typed, atol):
+            return name, sizes
+    return None
+
+
+def which_size(candidates: tuple[int, ...], sizes: dict[str, int]) -> str:
+    """" (6 is T − 1 here)": which of the `sizes` (by name) the first of the `candidates` that one equals is, in
+    words; "" when none equals one."""
+    for n in candidates:
+        if names := [name for name, size in sizes.items() if size == n]:
+            return f" ({n} is {listed(names)} here)"
+    return ""
+
+
 def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1, product=None,
                     softmax=F.softmax) -> torch.Tensor:
     """A head's wei from q and k, or one of the slips the exercises name: the scores `product(q, k)` (q @ kᵀ unless
@@ -74,8 +102,9 @@ def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
     """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight, a future weight that
-    is not exactly 0, every weight the right one times one factor, a row that does not sum to 1 within `atol`; None
-    when none of these. (`expected` may be None: then no factor is looked for.)"""
+    is not exactly 0, rows left all 0 (unwritten_rows), every weight the right one times one factor, a row that does
+    not sum to 1 within `atol`; None when none of these. (`expected` may be None: then no factor or unwritten row is
+    looked for.)"""
     got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
@@ -97,6 +126,8 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
         row, col = first_index(future & (got != 0))
         return (f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: everything "
                 "above the diagonal must be exactly 0.")
+    if expected is not None and (unwritten := unwritten_rows(got, as_float(expected), atol)):
+        return unwritten
     if expected is not None:
         blind = (got.diagonal(0, -2, -1) == 0) & (as_float(expected).diagonal(0, -2, -1) != 0)
         if blind.any():

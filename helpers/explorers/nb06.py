@@ -24,6 +24,8 @@ from ..exercises.explain import (
     T_MEETS_HEAD_SIZE,
     TRANSPOSED_WEIGHTS,
     slipped_weights,
+    typed_scale,
+    which_size,
 )
 from ..plots import show_wei
 from ..words import counted
@@ -157,6 +159,18 @@ def _slip(**slip):
     return lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, **slip)
 
 
+def _explain_attend(got, expected, inputs, atol) -> str | None:
+    """Words for a head whose scores are scaled by a scale that no named mistake has (1/√(T − 1), 1/C, 1/2, …)."""
+    x, w_q, w_k, w_v = inputs
+    found = typed_scale(lambda scale: _attend(x, w_q, w_k, w_v, scale=scale), got, atol)
+    if found is None:
+        return None
+    T, C = x.shape[-2:]
+    size = which_size(found[1], {"T": T, "T − 1": T - 1, "C": C, "head_size": len(w_q)})
+    return (f"your scores are scaled by {found[0]}{size} before the softmax: in this notebook they go into the "
+            "softmax as they are (scaling is the next notebook's step, by 1/√head_size).")
+
+
 def _mask_from_dim_1(x, w_q, w_k, w_v):
     """The head with T read as x.shape[1]: right for a batch, a size clash for one sequence (T, C)."""
     scores = (x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)
@@ -183,6 +197,7 @@ EXERCISES = (
         # returning wei and blending x could not be told apart there. Its sizes coincide nowhere (T = 7, T − 1 = 6,
         # C = 3, head_size 5), nor do the batch's (T = 5, C = 8, head_size 3), so each size a slip uses shows.
         cases=(_case(6, (7, 3), 5), HOU, _case(7, (2, 5, 8), 3)),
+        explain=_explain_attend,
         mistakes=(
             Mistake(
                 "returned_wei",

@@ -66,20 +66,15 @@ def _projection(wp: torch.Tensor, T: int, n_head: int):
     return proj
 
 
-TYPED_SCALES = [(f"1/√{n}", n**-0.5) for n in range(1, 65)] + [(f"1/{n}", 1 / n) for n in range(2, 65)]
-
-
 def _explain_heads(got, expected, inputs, atol) -> str | None:
     """Words for heads that are each right but side by side in another order, that all use one head's weights, or
     whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or read elsewhere)."""
     x, wq, wk, wv, proj = inputs
     n_head = len(wq)
-    for name, scale in TYPED_SCALES:
-        typed = _right(x, wq, wk, wv, proj, scale=scale)
-        if got.shape == typed.shape and close(got, as_float(typed), atol):
-            return (f"your scores are scaled by {name}, but each head here is {wq.shape[-1]} wide, so the scale is "
-                    f"{wq.shape[-1]} ** -0.5: take the head size from the weights, head_size = wq.shape[-1] (not from "
-                    "T, the batch, or a number typed in).")
+    if found := hints.typed_scale(lambda scale: _right(x, wq, wk, wv, proj, scale=scale), got, atol):
+        return (f"your scores are scaled by {found[0]}, but each head here is {wq.shape[-1]} wide, so the scale is "
+                f"{wq.shape[-1]} ** -0.5: take the head size from the weights, head_size = wq.shape[-1] (not from "
+                "T, the batch, or a number typed in).")
     for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
         if list(heads) == list(range(n_head)):
             continue
