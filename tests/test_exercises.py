@@ -1172,7 +1172,7 @@ def test_a_result_never_filled_in_is_told_so(exercise):
     ("attention_scores", lambda q, k: q @ k.mT / q.shape[-2] ** 0.5,
      "the right ones times 0.5: return q @ kᵀ unscaled"),
     ("scaled_scores", lambda q, k: q @ k.mT / (q.shape[-2] * k.shape[-1]) ** 0.5,
-     "the right ones times 0.45: the scale is head_size ** -0.5"),
+     "the right ones times 0.41: the scale is head_size ** -0.5"),
 ])
 def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, said):
     feedback = check(name, fn)
@@ -1519,7 +1519,7 @@ def test_writing_into_the_input_is_told_once_not_twice():
 
 def test_a_head_that_blends_x_is_told_each_head_is_too_wide_in_its_projection():
     x, wq, wk, wv, proj = EXERCISES["multi_head"].cases[0]
-    with pytest.raises(ValueError, match=r"got 96 numbers per position, 24 per head: each head's output is wei @ v"):
+    with pytest.raises(ValueError, match=r"got 160 numbers per position, 40 per head: each head's output is wei @ v"):
         proj(torch.cat([x] * len(wq), dim=-1))
     with pytest.raises(ValueError, match=r"put every head's output side by side first"):
         proj(x[..., :6])
@@ -1654,7 +1654,7 @@ def test_a_named_mistake_that_fits_the_earlier_cases_keeps_its_hint_and_names_wh
 
     feedback = check("scaled_scores", scaled_scores)
     assert feedback.passed is False and feedback.mistake in ("rounded_square_root", "power_before_division")
-    assert feedback.message.startswith("for a (2, 6, 8) input (a (5, 4) input was right), you "), feedback.message
+    assert feedback.message.startswith("for a (2, 6, 8) input (a (6, 4) input was right), you "), feedback.message
 
 
 def test_a_head_size_whose_square_root_is_no_whole_number_is_among_scaled_scores_cases():

@@ -70,9 +70,9 @@ EXERCISES = (
     Exercise(
         name="scaled_scores",
         reference=lambda q, k: scores(q, k, scaled=True),
-        # Seeded q and k of shape (…, T, head_size), with T ≠ head_size so every mistake shows, and a head size of 8
-        # whose square root is no whole number, so that one rounded to a whole number shows too.
-        cases=(seeded_randn(7, (5, 4), (5, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8))),
+        # Seeded q and k of shape (…, T, head_size), with T, T − 1 and head_size apart so every mistake shows, and 8
+        # as a head size, whose square root is no whole number, so that one rounded to a whole number shows too.
+        cases=(seeded_randn(7, (6, 4), (6, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8))),
         explain=partial(explain_scores, scale="the scale is head_size ** -0.5, with head_size = k.shape[-1]"),
         mistakes=(
             Mistake(

@@ -100,9 +100,9 @@ EXERCISES = (
     Exercise(
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
-        # head_size 6 and 4, never √C, n_head, T or T − 1, nor 8 (the lesson's head size): a slip that swaps or drops
-        # a transpose changes the shape, and a scale taken from the wrong size is wrong
-        cases=(_case(10, (2, 10, 24), 4), _case(11, (3, 6, 12), 3)),
+        # head_size 10 and 4, never √C, n_head, B, T or T − 1, nor 8 (the lesson's head size): a slip that swaps or
+        # drops a transpose changes the shape, and a scale taken from the wrong size is wrong
+        cases=(_case(10, (5, 7, 40), 4), _case(11, (3, 6, 12), 3)),
         explain=_explain_heads,
         mistakes=(
             Mistake(
