@@ -1666,8 +1666,8 @@ def test_a_head_size_whose_square_root_is_no_whole_number_is_among_scaled_scores
     (lambda x: x.shape[-2] ** 0.5, "you divided the scores by √T,"),
     (lambda x: x.shape[-1] ** 0.5, "you divided the scores by √C,"),
     (lambda x: (x.shape[-2] - 1) ** 0.5, "your scores are scaled by 1/√6 (6 is T − 1 here) before the softmax"),
-    (lambda x: x.shape[-1], "your scores are scaled by 1/3 = 1/√9 (3 is C here) before the softmax"),
-    (lambda x: 2, "your scores are scaled by 1/2 = 1/√4 before the softmax"),
+    (lambda x: x.shape[-1], "your scores are scaled by 1/3 (3 is C here) before the softmax"),
+    (lambda x: 2, "your scores are scaled by 1/2 before the softmax"),
 ], ids=["√T", "√C", "√(T-1)", "C", "2"])
 def test_attend_scaled_by_a_size_is_told_that_size_and_never_another(divisor, words):
     def attend(x, w_q, w_k, w_v):  # scaled too early; the first case's sizes all differ (T = 7, C = 3, head_size 5)
@@ -1677,6 +1677,17 @@ def test_attend_scaled_by_a_size_is_told_that_size_and_never_another(divisor, wo
 
     feedback = check("attend", attend)
     assert feedback.passed is False and feedback.message.startswith(words), feedback.message
+
+
+@pytest.mark.parametrize("divisor, words", [
+    (lambda x: x.shape[0], "scaled by 1/5 (5 is B here), but each head here is 10 wide"),  # not "1/√25"
+    (lambda x: (x.shape[-2] - 1) ** 0.5, "scaled by 1/√6 (6 is T − 1 here), but each head here is 10 wide"),
+    (lambda x: 3, "scaled by 1/3, but each head here is 10 wide"),  # int(√10): of no size of the input
+], ids=["B", "√(T-1)", "⌊√head_size⌋"])
+def test_heads_scaled_by_a_size_are_told_the_scale_and_which_size_it_is(divisor, words):
+    feedback = check("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, divided_by(
+        divisor(x))))
+    assert feedback.passed is False and words in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize("loop, words", [

@@ -61,29 +61,30 @@ SWAPPED_Q_AND_K = (  # the hint for k @ qᵀ, in notebook 06's and 10's exercise
 )
 
 
-# The scales a slip may put on the scores, with the sizes n that give them: 1/√n for n from 2 to 64, and 1/m for m
-# from 2 to 64, which is also 1/√(m²) (so 1/5 is named as what it is, not as 1/√25; 1/3 as both, "1/3 = 1/√9")
-TYPED_SCALES = [(f"1/√{n}", (n,), n**-0.5) for n in range(2, 65) if math.isqrt(n) ** 2 != n] + [
-    (f"1/{m} = 1/√{m * m}" if m * m <= 64 else f"1/{m}", (m, m * m), 1 / m) for m in range(2, 65)]
+# The scales a slip may put on the scores, as (n, root): 1/√n for n from 2 to 64 but squares (1/√25 is 1/5), and 1/n
+TYPED_SCALES = [(n, True) for n in range(2, 65) if math.isqrt(n) ** 2 != n] + [(n, False) for n in range(2, 65)]
 
 
-def typed_scale(head, got: torch.Tensor, atol: float) -> tuple[str, tuple[int, ...]] | None:
+def typed_scale(head, got: torch.Tensor, atol: float, sizes: dict[str, int]) -> str | None:
     """The scale of TYPED_SCALES with which `head(scale)`, a head's result with its scores times `scale`, gives `got`
-    (within `atol`), as its name ("1/√6") and the sizes that give it ((6,)); None when none does."""
-    for name, sizes, scale in TYPED_SCALES:
-        typed = as_float(head(scale))
+    (within `atol`), in words with the `sizes` (by name) it comes from (scale_words); None when none does."""
+    for n, root in TYPED_SCALES:
+        typed = as_float(head(n**-0.5 if root else 1 / n))
         if got.shape == typed.shape and close(got, typed, atol):
-            return name, sizes
+            return scale_words(n, root, sizes)
     return None
 
 
-def which_size(candidates: tuple[int, ...], sizes: dict[str, int]) -> str:
-    """" (6 is T − 1 here)": which of the `sizes` (by name) the first of the `candidates` that one equals is, in
-    words; "" when none equals one."""
-    for n in candidates:
-        if names := [name for name, size in sizes.items() if size == n]:
-            return f" ({n} is {listed(names)} here)"
-    return ""
+def scale_words(n: int, root: bool, sizes: dict[str, int]) -> str:
+    """1/√n or 1/n in words, with which of the `sizes` n is: "1/√6 (6 is T − 1 here)", "1/2"; 1/3 is told as 1/√9
+    when 9 is one of the sizes and 3 is not."""
+    def named(k: int) -> list[str]:
+        return [name for name, size in sizes.items() if size == k]
+
+    if not root and not named(n) and named(n * n):
+        n, root = n * n, True
+    words = f"1/√{n}" if root else f"1/{n}"
+    return f"{words} ({n} is {listed(named(n))} here)" if named(n) else words
 
 
 def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1, product=None,

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from ..attention import future_mask
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
-from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights, typed_scale, which_size
+from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights, typed_scale
 from ..plots import show_wei, symmetric_bound
 from .core import check_position, explorer, fmt_number, fmt_row, link_range, new_figure, parse_numbers, report, show
 
@@ -183,10 +183,10 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
             )
     if unwritten := unwritten_rows(got, expected, atol):  # a row all 0 is short of 1 too, but no share was taken
         return unwritten
-    if found := typed_scale(lambda scale: masked_softmax(inputs[0] * scale), got, atol):
-        size = which_size(found[1], {"T": got.shape[-1], "T − 1": got.shape[-1] - 1})
-        return (f"your weights are the softmax of the scores times {found[0]}{size}: this step takes the scores as "
-                "they are (scaling them comes in notebook 07).")
+    T = got.shape[-1]
+    if scale := typed_scale(lambda scale: masked_softmax(inputs[0] * scale), got, atol, {"T": T, "T − 1": T - 1}):
+        return (f"your weights are the softmax of the scores times {scale}: this step takes the scores as they are "
+                "(scaling them comes in notebook 07).")
     sums, future = got.sum(-1), future_mask(got.shape[-1])
     short = sums < 1 - atol
     in_proportion = close(got, sums[:, None] * expected, atol)  # each row's past as the right one's, only smaller

@@ -25,7 +25,6 @@ from ..exercises.explain import (
     TRANSPOSED_WEIGHTS,
     slipped_weights,
     typed_scale,
-    which_size,
 )
 from ..plots import show_wei
 from ..words import counted
@@ -162,13 +161,12 @@ def _slip(**slip):
 def _explain_attend(got, expected, inputs, atol) -> str | None:
     """Words for a head whose scores are scaled by a scale that no named mistake has (1/√(T − 1), 1/C, 1/2, …)."""
     x, w_q, w_k, w_v = inputs
-    found = typed_scale(lambda scale: _attend(x, w_q, w_k, w_v, scale=scale), got, atol)
-    if found is None:
-        return None
     T, C = x.shape[-2:]
-    size = which_size(found[1], {"T": T, "T − 1": T - 1, "C": C, "head_size": len(w_q)})
-    return (f"your scores are scaled by {found[0]}{size} before the softmax: in this notebook they go into the "
-            "softmax as they are (scaling is the next notebook's step, by 1/√head_size).")
+    sizes = {"T": T, "T − 1": T - 1, "C": C, "head_size": len(w_q)}
+    if scale := typed_scale(lambda scale: _attend(x, w_q, w_k, w_v, scale=scale), got, atol, sizes):
+        return (f"your scores are scaled by {scale} before the softmax: in this notebook they go into the softmax as "
+                "they are (scaling is the next notebook's step, by 1/√head_size).")
+    return None
 
 
 def _mask_from_dim_1(x, w_q, w_k, w_v):

@@ -71,8 +71,10 @@ def _explain_heads(got, expected, inputs, atol) -> str | None:
     whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or read elsewhere)."""
     x, wq, wk, wv, proj = inputs
     n_head = len(wq)
-    if found := hints.typed_scale(lambda scale: _right(x, wq, wk, wv, proj, scale=scale), got, atol):
-        return (f"your scores are scaled by {found[0]}, but each head here is {wq.shape[-1]} wide, so the scale is "
+    B, T, C = x.shape
+    sizes = {"B": B, "T": T, "T − 1": T - 1, "C": C, "n_head": n_head}
+    if scale := hints.typed_scale(lambda scale: _right(x, wq, wk, wv, proj, scale=scale), got, atol, sizes):
+        return (f"your scores are scaled by {scale}, but each head here is {wq.shape[-1]} wide, so the scale is "
                 f"{wq.shape[-1]} ** -0.5: take the head size from the weights, head_size = wq.shape[-1] (not from "
                 "T, the batch, or a number typed in).")
     for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
