@@ -1497,6 +1497,7 @@ LEARNER_SLIPS = [
     ("attend", attend_t_from_dimension_1, "T_from_dimension_1"),
     ("scaled_scores", lambda q, k: q @ k.transpose(-2, -1) / q.shape[1] ** 0.5, "scaled_by_sqrt_T"),
     ("multi_head", multi_head_interleaved, "interleaved_heads"),
+    ("causal_average_weights", lambda T: torch.tril(torch.ones(T, T)) / torch.arange(T)[:, None], "counted_from_0"),
 ]
 
 
@@ -1688,6 +1689,23 @@ def test_heads_scaled_by_a_size_are_told_the_scale_and_which_size_it_is(divisor,
     feedback = check("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, divided_by(
         divisor(x))))
     assert feedback.passed is False and words in feedback.message, feedback.message
+
+
+def test_a_layer_norm_over_the_wrong_dimension_is_told_normalized_shape_is_the_last():
+    feedback = check("standardise_rows", lambda x: F.layer_norm(x, (x.shape[0],)))  # right for the square (4, 4)
+    assert "normalized_shape is the size of the last dimension" in feedback.message, feedback.message
+    assert "F.layer_norm(x, x.shape[-1:])" in feedback.message, feedback.message
+
+
+def test_weights_made_from_the_wrong_size_are_told_to_check_the_dimension_a_size_comes_from():
+    def running_average(x):
+        C = x.shape[-1]  # where T = x.shape[-2] belongs
+        wei = torch.tril(torch.ones(C, C))
+        return wei / wei.sum(1, keepdim=True) @ x
+
+    feedback = check("running_average", running_average)
+    assert "made with a size from the wrong dimension (T × T weights need T, .shape[-2]" in feedback.message, (
+        feedback.message)
 
 
 @pytest.mark.parametrize("loop, words", [

@@ -840,8 +840,12 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return " sys.exit() and exit() stop the whole program: return your answer instead."
     if "shapes cannot be multiplied" in text or "Expected size for first two dimensions of batch2" in text:
         return (" In a @ b the last dimension of a must equal the last but one of b: is a transpose missing (the "
-                "scores are q @ k.transpose(-2, -1)), or are the two the wrong way round (the weights come first: "
-                "wei @ x, wei @ v)?")
+                "scores are q @ k.transpose(-2, -1)), are the two the wrong way round (the weights come first: "
+                "wei @ x, wei @ v), or was a matrix made with a size from the wrong dimension (T × T weights need "
+                "T, .shape[-2], not C, .shape[-1])?")
+    if "Given normalized_shape" in text:
+        return (" normalized_shape is the size of the last dimension, the one each row is standardised over: "
+                f"nn.LayerNorm({first_input}.shape[-1]) or F.layer_norm({first_input}, {first_input}.shape[-1:]).")
     if "'function'" in text or "'method'" in text:
         return (" A function stands where a tensor belongs: call it on its input, as in proj(out) or heads(x), "
                 "instead of multiplying by it or reading its .weight.")

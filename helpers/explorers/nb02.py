@@ -176,6 +176,13 @@ EXERCISES = (
                 "itself, so its row must be [1, 0, 0, 0]. Divide each row by its own sum, the number it can see.",
             ),
             Mistake(
+                "counted_from_0",
+                lambda T: tril(T) / torch.arange(T).unsqueeze(1),
+                "row 0 is divided by 0 (1/0 is ∞, and 0/0 NaN), and row i gives 1/i, not 1/(i + 1): torch.arange(T) "
+                "counts 0…T − 1, but row i sees i + 1 positions. Divide by torch.arange(1, T + 1).unsqueeze(1), or by "
+                "each row's sum, tril.sum(1, keepdim=True).",
+            ),
+            Mistake(
                 "rows_of_length_1",
                 lambda T: torch.nn.functional.normalize(tril(T), dim=1),
                 "each row has length 1, not sum 1: F.normalize divides by the row's length, √(sum of squares), "
