@@ -1498,6 +1498,8 @@ LEARNER_SLIPS = [
     ("scaled_scores", lambda q, k: q @ k.transpose(-2, -1) / q.shape[1] ** 0.5, "scaled_by_sqrt_T"),
     ("multi_head", multi_head_interleaved, "interleaved_heads"),
     ("causal_average_weights", lambda T: torch.tril(torch.ones(T, T)) / torch.arange(T)[:, None], "counted_from_0"),
+    ("block_forward", lambda x, ln1, heads, ln2, ffwd: (lambda x: x + ffwd(F.layer_norm(x, x.shape[-1:])))(
+        x + heads(ln1(x))), "default_layer_norms"),
 ]
 
 

@@ -1,6 +1,8 @@
 """Notebook 11's own helpers: the explorer (type a text, pick a layer and a head of the trained Transformer, see
 that head's `wei`) and the exercise, the block's forward from its four parts."""
 
+from functools import partial
+
 import torch
 import torch.nn as nn
 
@@ -138,10 +140,10 @@ def _in_either_line(name: str, slip: str, both: str, heads_line: str, ffwd_line:
     return (Mistake(name, _lines(slip, slip), both), Mistake(name, _lines(slip, "pre-norm"), heads_line), *alone)
 
 
-def _default_layer_norms(x, ln1, heads, ln2, ffwd):
-    """New LayerNorms (γ = 1, β = 0) instead of the block's own ln1 and ln2."""
+def _default_layer_norms(x, ln1, heads, ln2, ffwd, lines=("heads", "ffwd")):
+    """New LayerNorms (γ = 1, β = 0) instead of the block's own ln1 and ln2, in the `lines` named."""
     fresh = nn.LayerNorm(x.shape[-1]).to(x.device)
-    return _block_forward(x, fresh, heads, fresh, ffwd)
+    return _block_forward(x, fresh if "heads" in lines else ln1, heads, fresh if "ffwd" in lines else ln2, ffwd)
 
 
 NORMALISED_OUTPUT = ("you normalised what the block returns: x leaves a block as it is (only ln_f, after the last "
@@ -227,6 +229,20 @@ EXERCISES = (
                 _default_layer_norms,
                 "your LayerNorms are new ones (γ = 1, β = 0): use the ln1 and ln2 you are given, which have a γ "
                 "and a β of their own, heads(ln1(x)) and ffwd(ln2(x)).",
+            ),
+            Mistake(
+                "default_layer_norms",
+                partial(_default_layer_norms, lines=("heads",)),
+                "your heads' line normalises with a new LayerNorm (γ = 1, β = 0; F.layer_norm without weights is "
+                "one): use the ln1 you are given, which has a γ and a β of its own, heads(ln1(x)), as your "
+                "feed-forward line uses ln2.",
+            ),
+            Mistake(
+                "default_layer_norms",
+                partial(_default_layer_norms, lines=("ffwd",)),
+                "your feed-forward line normalises with a new LayerNorm (γ = 1, β = 0; F.layer_norm without weights "
+                "is one): use the ln2 you are given, which has a γ and a β of its own, ffwd(ln2(x)), as your heads' "
+                "line uses ln1.",
             ),
             Mistake(
                 "computation_first",
