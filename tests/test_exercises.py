@@ -1729,6 +1729,18 @@ def test_weights_with_a_row_a_loop_never_wrote_are_told_so(name, loop, words):
     assert feedback.passed is False and words.format(last=last) in feedback.message, feedback.message
 
 
+def test_positions_a_loop_never_changed_are_told_so():
+    def add_positions(tok_emb, pos_table):
+        out = tok_emb.clone()
+        for t in range(1, tok_emb.shape[-2]):  # position 0 keeps its token embedding alone
+            out[..., t, :] += pos_table[t]
+        return out
+
+    feedback = check("add_positions", add_positions)
+    assert feedback.message.startswith("position 0 is as it came in, never changed, and the others right: does a "
+                                       "loop skip it (range(1, n) starts at 1)?"), feedback.message
+
+
 def test_weights_from_scaled_scores_are_told_the_scale():
     def masked_softmax_weights(scores):
         T = scores.shape[-1]

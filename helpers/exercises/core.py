@@ -434,8 +434,13 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
 def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
     """Whether `verdict` on the tensor `got`, of the answer's shape, is only the generic sentence, the first entry
     that differs (no cause of its own), which a cause found otherwise may replace."""
-    softmax = takes_softmax(exercise, inputs)
-    return verdict.message == explain_difference(as_float(got), answer(exercise, inputs), exercise.atol, softmax)
+    return verdict.message == generic_words(exercise, inputs, as_float(got))
+
+
+def generic_words(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str:
+    """explain_difference on one case: `got` (float64) against the reference, the first input as the answer got it."""
+    given = as_float(inputs[0]) if torch.is_tensor(inputs[0]) else None
+    return explain_difference(got, answer(exercise, inputs), exercise.atol, takes_softmax(exercise, inputs), given)
 
 
 class TorchCalls(TorchFunctionMode):
@@ -765,7 +770,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
-    return Feedback(False, hint or explain_difference(got, expected, exercise.atol, takes_softmax(exercise, inputs)))
+    return Feedback(False, hint or generic_words(exercise, inputs, got))
 
 
 def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
@@ -1044,10 +1049,11 @@ def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
     return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
 
 
-def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, softmax: bool = True) -> str:
+def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, softmax: bool = True,
+                       given: torch.Tensor | None = None) -> str:
     """The generic hint: the first entry that differs by more than `atol`, in words (with digits enough to show
     the difference). A NaN or an infinity there is told its usual causes, those of a mask and a softmax only where
-    the answer takes a `softmax`."""
+    the answer takes a `softmax`; rows left all 0, or as `given` (the first input) had them, are told so."""
     differs = ~torch.isclose(got, expected, atol=atol, rtol=0, equal_nan=True)
     if not differs.any():
         return ("your result is right within the tolerance but not where it must be exact; compare your steps with "
@@ -1065,7 +1071,7 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     if factor is not None:
         return (f"every entry is {fmt(factor)} times the reference's: your steps are right, but something scales the "
                 "result (a factor, a division left in or out, or a dropout, which divides what it keeps by 1 − p).")
-    if unwritten := unwritten_rows(got, expected, atol):
+    if unwritten := unwritten_rows(got, expected, atol, given):
         return unwritten
     yours, reference = fmt_apart(got[index], expected[index])
     gaps = (got - expected).abs().nan_to_num(0.0)
@@ -1076,16 +1082,25 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
             "compare your steps with the lesson's.")
 
 
-def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
+def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float,
+                   given: torch.Tensor | None = None) -> str | None:
     """Words for a result whose every wrong row (a position: the second-last dimension, over every sequence of a
-    batch) is all 0 where the reference's is not, as a row that a loop never visits keeps the zeros it started as;
-    None when that is not so."""
+    batch) is all 0, or (with `given`, the input the answer started from) as it came in, where the reference's is
+    not: a row that a loop never visits keeps what it started as. None when that is not so."""
     if got.dim() < 2 or got.shape != expected.shape:
         return None
     rows, reference = got.movedim(-2, 0).flatten(1), expected.movedim(-2, 0).flatten(1)
     wrong = ~torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
+    if not wrong.any():
+        return None
     zero = (rows == 0).all(1) & (reference != 0).any(1)
-    if not wrong.any() or not zero[wrong].all():
+    same_shape = given is not None and given.shape == got.shape
+    unchanged = (rows == given.movedim(-2, 0).flatten(1)).all(1) if same_shape else torch.zeros_like(wrong)
+    if zero[wrong].all():
+        kept = "all 0, as if never written"
+    elif unchanged[wrong].all():
+        kept = f"as {'it' if wrong.sum() == 1 else 'they'} came in, never changed"
+    else:
         return None
     numbers = wrong.nonzero().flatten().tolist()
     noun = "row" if got.dim() == 2 else "position"  # in a batch, one position of every sequence
@@ -1093,10 +1108,10 @@ def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float) -> st
     which = f"{noun} {numbers[0]} is" if one else f"{noun}s {listed(map(str, numbers))} are"
     if numbers == list(range(numbers[0], len(wrong))) and numbers[0] > 0:  # the last ones: a loop stopped early
         right = f"{noun} 0 is" if numbers[0] == 1 else f"{noun}s 0…{numbers[0] - 1} are"
-        return (f"{right} right, but {which} all 0, as if never written: your loop stopped after "
+        return (f"{right} right, but {which} {kept}: your loop stopped after "
                 f"{counted(numbers[0], noun)}. Loop over all n of them, range(n) (range(n - 1) stops one short).")
     start = " (range(1, n) starts at 1)" if numbers[0] == 0 else ""
-    return (f"{which} all 0, as if never written, and the others right: does a loop skip {'it' if one else 'them'}"
+    return (f"{which} {kept}, and the others right: does a loop skip {'it' if one else 'them'}"
             f"{start}? Loop over all n {noun}s, range(n).")
 
 
