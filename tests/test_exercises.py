@@ -1741,6 +1741,17 @@ def test_positions_a_loop_never_changed_are_told_so():
                                        "loop skip it (range(1, n) starts at 1)?"), feedback.message
 
 
+def test_a_running_average_whose_loop_starts_at_1_is_told_row_0_was_never_written():
+    def running_average(x):
+        out = torch.zeros_like(x)
+        for t in range(1, len(x)):
+            out[t] = x[: t + 1].mean(0)
+        return out
+
+    feedback = check("running_average", running_average)
+    assert feedback.message.startswith("row 0 is all 0, as if never written"), feedback.message
+
+
 def test_weights_from_scaled_scores_are_told_the_scale():
     def masked_softmax_weights(scores):
         T = scores.shape[-1]

@@ -9,7 +9,7 @@ from matplotlib.transforms import offset_copy
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
-from ..exercises.core import close, fmt
+from ..exercises.core import close, fmt, unwritten_rows
 from ..plots import TEXT_PT, char_label
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
@@ -215,7 +215,8 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
             return (f"row {wrong} is the average of x[0] … x[{end - 1}], {counted(end - 1 - wrong, 'step')} into its "
                     f"future: row t may only use x[0] … x[t], so slice x[: t + 1].")
     if wrong == 0:
-        return "row 0 should be x[0] itself: the average of one vector is that vector."
+        return (unwritten_rows(got, expected, atol)  # row 0 never written
+                or "row 0 should be x[0] itself: the average of one vector is that vector.")
     right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
     T, C = inputs[0].shape
     if not got[wrong:].any():  # the loop stopped early: the rows after it are still the zeros they started as

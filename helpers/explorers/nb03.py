@@ -400,8 +400,9 @@ EXERCISES += (
             Mistake(
                 "unbiased_variance",
                 lambda x: standardise(x, -1, unbiased=True),
-                "close, but torch.var and torch.std divide by C − 1 by default. LayerNorm divides by C: "
-                "pass unbiased=False (or correction=0).",
+                "close, but your variance divides by C − 1, as torch.var and torch.std do by default. LayerNorm "
+                "divides by C: pass unbiased=False (or correction=0), or, written out, divide the sum of squares by "
+                "C.",
             ),
             Mistake("dropped_keepdim", lambda x: standardise(x, -1, keep_mean=False, keep_var=False), KEEPDIM_HINT),
             Mistake("dropped_keepdim", lambda x: standardise(x, -1, keep_mean=False), KEEPDIM_HINT),
