@@ -1693,6 +1693,25 @@ def test_heads_scaled_by_a_size_are_told_the_scale_and_which_size_it_is(divisor,
     assert feedback.passed is False and words in feedback.message, feedback.message
 
 
+def test_heads_projected_on_a_flattened_batch_pass_as_with_an_nn_linear():
+    def multi_head(x, wq, wk, wv, proj):
+        B, T, C = x.shape
+        out = torch.cat(right_heads(x, wq, wk, wv, wq.shape[-1]), dim=-1)
+        return proj(out.reshape(B * T, C)).reshape(B, T, C)  # a linear layer takes any dimensions in front
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed, feedback.message
+
+
+def test_two_dtypes_that_meet_are_told_to_convert_back():
+    def multi_head(x, wq, wk, wv, proj):
+        return proj(torch.cat(right_heads(x.double(), wq.double(), wk.double(), wv.double(), wq.shape[-1]), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert "Two tensors of different dtypes met" in feedback.message and ".float()" in feedback.message, (
+        feedback.message)
+
+
 def test_a_layer_norm_over_the_wrong_dimension_is_told_normalized_shape_is_the_last():
     feedback = check("standardise_rows", lambda x: F.layer_norm(x, (x.shape[0],)))  # right for the square (4, 4)
     assert "normalized_shape is the size of the last dimension" in feedback.message, feedback.message

@@ -48,8 +48,9 @@ RANDOM_FILLS = {"bernoulli_", "uniform_", "normal_", "random_", "exponential_", 
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
-    " Note: your function changed its input in place (with +=, say); leave the input alone (x = x + …): in a "
-    "model, autograd may still need the input as it was, and then training stops with an error."
+    " Note: your function changed its input in place (with +=, x[t] = … or a method ending in _, say); leave the "
+    "input alone (x = x + …): in a model, autograd may still need the input as it was, and then training stops "
+    "with an error."
 )
 COUNT_FROM_THE_END = (  # the advice for an error that a batch dimension, present or absent, caused
     " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
@@ -863,6 +864,9 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from "
                 "the wrong dimension, or move a batch dimension? Take sizes from the input and name dimensions "
                 "counting from the end (.shape[-2], transpose(-2, -1)). If you meant a matrix product, write @, not *.")
+    if "same dtype" in text:
+        return (" Two tensors of different dtypes met (float64 and float32, say): compute in float32, as the lesson "
+                "does, or convert back with .float() before they meet.")
     if "same device" in text:
         return (" The checker hands your function CPU tensors: make new tensors on the input's device, "
                 f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")

@@ -41,11 +41,12 @@ def _slip(**slip):
 
 
 def _projection(wp: torch.Tensor, T: int, n_head: int):
-    """The output projection as a function of the heads' concatenation (a learner's call cannot change wp)."""
+    """The output projection as a function of the heads' concatenation (a learner's call cannot change wp): like an
+    nn.Linear, it takes any dimensions in front of the last, and refuses, in words, a last dimension other than C."""
     C = wp.shape[0]
 
     def proj(out):
-        if out.dim() < 2 or out.shape[-2:] != (T, C):
+        if out.dim() < 1 or out.shape[-1] != C:  # a linear layer: any dimensions in front, C numbers last
             width, head_size = out.shape[-1] if out.dim() else 0, C // n_head
             got = (f"proj reads (…, {T}, {C}) tensors, {n_head} heads of {head_size} numbers side by side, but got "
                    f"{width} numbers per position")
