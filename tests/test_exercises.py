@@ -1771,6 +1771,16 @@ def test_a_running_average_whose_loop_starts_at_1_is_told_row_0_was_never_writte
     assert feedback.message.startswith("row 0 is all 0, as if never written"), feedback.message
 
 
+def test_a_log_sum_lost_on_scores_too_large_for_float32_is_told_so():
+    def masked_softmax_weights(scores):  # right, but on the trap row −3.4e38 − log 3 rounds back to −3.4e38
+        masked = scores.masked_fill(future_mask(scores.shape[-1]), float("-inf"))
+        return torch.exp(masked - torch.logsumexp(masked, dim=-1, keepdim=True))
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert "row 2 sums to 3: its visible scores are about -3.4e+38, where float32 keeps only about 7 digits" in (
+        feedback.message), feedback.message
+
+
 def test_weights_from_scaled_scores_are_told_the_scale():
     def masked_softmax_weights(scores):
         T = scores.shape[-1]

@@ -167,8 +167,9 @@ EXP_LIMITS = (-103.0, 88.0)  # in float32, e^x rounds to 0 below about −104 an
 
 
 def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
-    """A NaN row whose visible scores leave float32's range for e^x, or rows short of 1 whose past is in the right
-    proportions (the future's share taken away), in words; else the shared weight hints."""
+    """A NaN row whose visible scores leave float32's range for e^x, a row whose scores are too large for float32 to
+    shift, or rows short of 1 whose past is in the right proportions (the future's share taken away), in words; else
+    the shared weight hints."""
     scores = inputs[0].double()
     visible_top = fill_future(scores, float("-inf")).max(-1).values  # each row's largest visible score
     spread = visible_top - scores.max(-1).values.clamp(min=0)  # how far below the row's top (or 0) it lies
@@ -181,13 +182,23 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
                 "NaN in float32. Mask the future with −∞ and use torch.softmax(..., dim=-1), which subtracts each "
                 "row's largest score first (shift invariance), so that score becomes e⁰ = 1 and the sum stays sound."
             )
+    sums = got.sum(-1)
+    for row in ((sums - 1).abs() > atol).nonzero().flatten().tolist():
+        if visible_top[row].abs() > 1e30:  # where a float32 has no room for fractions: −3.4e38 + 1 is −3.4e38
+            return (
+                f"row {row} sums to {fmt_apart(sums[row], 1)[0]}: its visible scores are about "
+                f"{fmt(visible_top[row])}, where float32 keeps only about 7 digits, so adding or subtracting a small "
+                "number (a log-sum, say) rounds back to the same score. Mask the future with −∞ and use "
+                "torch.softmax(..., dim=-1), which subtracts each row's largest score first, so that score becomes "
+                "e⁰ = 1."
+            )
     if unwritten := unwritten_rows(got, expected, atol):  # a row all 0 is short of 1 too, but no share was taken
         return unwritten
     T = got.shape[-1]
     if scale := typed_scale(lambda scale: masked_softmax(inputs[0] * scale), got, atol, {"T": T, "T − 1": T - 1}):
         return (f"your weights are the softmax of the scores times {scale}: this step takes the scores as they are "
                 "(scaling them comes in notebook 07).")
-    sums, future = got.sum(-1), future_mask(got.shape[-1])
+    future = future_mask(got.shape[-1])
     short = sums < 1 - atol
     in_proportion = close(got, sums[:, None] * expected, atol)  # each row's past as the right one's, only smaller
     valid = not torch.isnan(got).any() and (got[future] == 0).all() and in_proportion
