@@ -1214,10 +1214,10 @@ def test_11_layer_norm_costs_three_blocks_a_little_at_seeds_1338_and_1339_too(sp
     figures = "; ".join(f"seed {seed}: {loss:.3f} without LayerNorm, {with_[seed]:.3f} with it"
                         for seed, loss in without.items())
     print(f"three blocks after the recipe: {figures}")
-    # 11 quotes 2.018 and 2.023 without, 2.029 and 2.039 with (the Intel Xeon); the AMD EPYC gave 2.010 and 2.025
-    # without, so ±0.015
+    # 11 quotes 2.018 and 2.023 without, 2.029 and 2.039 with (the Intel Xeon); the AMD EPYC gave 2.010 to 2.014 and
+    # 2.022 to 2.025 without, and 2.030 to 2.046 and 2.032 to 2.040 with (SSE4's 2.046 the farthest), so ±0.02
     torch.testing.assert_close(torch.tensor([*without.values(), *with_.values()]),
-                               torch.tensor([2.018, 2.023, 2.029, 2.039]), atol=0.015, rtol=0,
+                               torch.tensor([2.018, 2.023, 2.029, 2.039]), atol=0.02, rtol=0,
                                msg=f"as 11 quotes ({figures})")
     assert all(0 < with_[seed] - loss < 0.04 for seed, loss in without.items()), (
         f"at the recipe, without LayerNorm a little lower ({figures})")
