@@ -1781,6 +1781,57 @@ def test_a_log_sum_lost_on_scores_too_large_for_float32_is_told_so():
         feedback.message), feedback.message
 
 
+def test_a_row_never_written_beside_a_wrong_one_is_told_before_a_blind_diagonal():
+    def causal_average_weights(T):  # two slips: 1/i for 1/(i + 1), and the last row never written
+        wei = torch.zeros(T, T)
+        for i in range(T - 1):
+            wei[i, : i + 1] = 1 / max(i, 1)
+        return wei
+
+    feedback = check("causal_average_weights", causal_average_weights)
+    assert feedback.message.startswith("row 3 is all 0, as if never written: does a loop skip it"), feedback.message
+
+
+def test_whole_numbers_lead_only_where_a_step_drops_fractions():
+    dropped = check("causal_average_weights", lambda T: torch.tril(torch.ones(T, T)).long() // torch.arange(1, T + 1)[
+        :, None])  # // and .long(): the fractions are lost, and that is the cause
+    assert dropped.mistake in (WHOLE_NUMBERS, FLOOR_DIVISION), dropped.message
+    kept = check("causal_average_weights", lambda T: torch.ones(T, T, dtype=torch.long))  # no tril, no division
+    assert not kept.message.startswith("your result holds whole numbers"), kept.message
+    assert kept.message.endswith("(Your result is also in whole numbers, torch.int64, which cannot hold fractions: "
+                                 "keep it in floats.)"), kept.message
+
+
+def test_a_loop_over_the_batch_that_stops_short_is_told_so_not_to_count_from_the_end():
+    def scaled_scores(q, k):
+        if q.dim() == 2:
+            return q @ k.T / k.shape[-1] ** 0.5
+        out = torch.zeros(*q.shape[:-1], k.shape[-2])
+        for b in range(q.shape[0] - 1):
+            out[b] = q[b] @ k[b].T / k.shape[-1] ** 0.5
+        return out
+
+    feedback = check("scaled_scores", scaled_scores)
+    assert "sequence 1 of the batch is all 0, as if never written, and the others are right: your loop over the " \
+           "batch stopped after 1 sequence" in feedback.message, feedback.message
+
+
+def test_an_infinity_where_the_reference_is_finite_is_the_entry_told():
+    def attention_scores(q, k):  # masked and scaled, two steps this exercise does not take
+        T = q.shape[-2]
+        scores = (q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5).masked_fill(future_mask(T), float("-inf"))
+        return scores
+
+    feedback = check("attention_scores", attention_scores)
+    assert "is -inf where the reference has" in feedback.message and "e+308" not in feedback.message, feedback.message
+
+
+def test_a_squeeze_that_drops_a_batch_of_one_is_told_after_every_case_passed():
+    feedback = check("attention_scores", lambda q, k: (q @ k.transpose(-2, -1)).squeeze())
+    assert feedback.passed is False and feedback.mistake == "batch_of_one", feedback.message
+    assert "not for a batch of one sequence" in feedback.message and ".squeeze()" in feedback.message
+
+
 def test_weights_from_scaled_scores_are_told_the_scale():
     def masked_softmax_weights(scores):
         T = scores.shape[-1]

@@ -36,6 +36,7 @@ FLOOR_DIVISION = "floor_division"  # the mistake name given to an answer that is
 FUTURE_LEAK = "future_leak"  # the mistake name given to an answer that reads positions its reference may not
 NO_SOFTMAX = "no_softmax"  # the mistake name given to a wrong answer that takes no softmax where the reference does
 MASKED_WEIGHTS = "masked_weights"  # the mistake name given to ±∞ or NaN from a −∞ mask put after the softmax
+BATCH_OF_ONE = "batch_of_one"  # the mistake name given to an answer right for every case, wrong for a batch of one
 UNWRITTEN = "unwritten_entries"  # the mistake name given to a result holding entries of torch.empty never written
 WEIGHT_MAKERS = {"softmax", "special_softmax", "softmin"}  # what turns a row of scores into weights
 WEIGHTS_OR_FUSED = WEIGHT_MAKERS | {"scaled_dot_product_attention"}  # a softmax taken, alone or in the fused kernel
@@ -45,6 +46,8 @@ RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout",
 LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
 RANDOM_FILLS = {"bernoulli_", "uniform_", "normal_", "random_", "exponential_", "geometric_", "cauchy_",
                 "log_normal_"}  # what fills a tensor (one of torch.empty's, say) with random numbers
+DROPS_FRACTIONS = {"__setitem__", "copy_", "long", "int", "short", "to", "type", "__floordiv__", "__rfloordiv__",
+                   "floor_divide", "div", "floor", "trunc", "fix", "round"}  # steps that can make a float whole
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -227,7 +230,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             failures.append((number, Feedback(False, problem), None))
             continue
         shapes.append(tuple(got.shape))
-        verdict = judge_case(exercise, inputs, got)
+        verdict = judge_case(exercise, inputs, got, fn)
         if verdict and strays_to_infinity(got, answer(exercise, inputs)) and torch_calls(fn, inputs).masked_weights:
             verdict = Feedback(  # what the code did, traced: surer than a named mistake whose NaNs fall alike
                 False,
@@ -249,6 +252,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             "torch.empty makes a tensor that holds whatever was left in memory, a different leftover from run to run, "
             "and an entry your code never writes, or only adds to, keeps it. Start from torch.zeros, or write every "
             "entry." + note), UNWRITTEN))
+    if not failures and (problem := batch_of_one_problem(exercise, fn, label)):
+        return Feedback(False, problem + note, BATCH_OF_ONE)
     if not failures:
         sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
@@ -405,6 +410,8 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     inputs = exercise.cases[number]
     if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
         return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
+    if got is not None and (words := unwritten_sequences(as_float(got), answer(exercise, inputs), exercise.atol)):
+        return after_right_cases(exercise, number, Feedback(False, words))
     if right_one_sequence_at_a_time(exercise, fn, inputs):
         batch = tuple(inputs[0].shape)
         return Feedback(
@@ -705,6 +712,32 @@ def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float,
     return False
 
 
+def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
+    """For an exercise with a batched case (first input of 3 or more dimensions, a batch of 2 or more): a sentence
+    when `fn`, right on every case, is wrong for that case's first sequence alone kept as a batch of one (a .squeeze()
+    drops its dimension of size 1); else None. The inputs shaped like the first up to its last dimension are cut."""
+    inputs = next((c for c in reversed(exercise.cases)
+                   if torch.is_tensor(c[0]) and c[0].dim() >= 3 and c[0].shape[0] > 1), None)
+    if inputs is None:
+        return None
+    first = inputs[0]
+    one = tuple(x[:1] if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs))
+    expected = answer(exercise, one)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
+            got = fn(*one)
+    except (Exception, SystemExit) as err:
+        return (f"`{label}` is right for every case but raises {type(err).__name__} on a batch of one sequence, "
+                f"{tuple(one[0].shape)}: {first_line(err)}. Does a step drop the batch's dimension of size 1 "
+                "(.squeeze() drops every dimension of size 1)?")
+    if same_answer(got, expected, exercise.atol):
+        return None
+    shape = tuple(got.shape) if torch.is_tensor(got) else type(got).__name__
+    return (f"`{label}` is right for every case but not for a batch of one sequence, {tuple(one[0].shape)}: it "
+            f"returns {shape} where the answer is {tuple(expected.shape)}. Does a .squeeze() drop the batch's "
+            "dimension of size 1? Leave it out, or squeeze only the dimension you mean.")
+
+
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     """Whether `fn`, wrong for a batched case (first input of 3 or more dimensions), is right for each of
     its sequences alone: every input shaped like the first up to its last dimension (x, or q and k) is cut along
@@ -725,7 +758,7 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     return True
 
 
-def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
+def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) -> Feedback | None:
     """None when the tensor `got` is right for this case; otherwise the Feedback that says why not."""
     if got.dtype in SIGNIFICANT_DIGITS:
         return Feedback(
@@ -746,7 +779,9 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
         return None
     if matched := match_mistake(exercise, inputs, got):
         return matched
-    if not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round()):
+    whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
+    if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
+                  or fn is None or DROPS_FRACTIONS & torch_calls(fn, inputs).names):  # or a step that drops them
         return Feedback(
             False,
             f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and storing a value into "
@@ -771,7 +806,9 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
-    return Feedback(False, hint or generic_words(exercise, inputs, got))
+    note = (f" (Your result is also in whole numbers, {dtype}, which cannot hold fractions: keep it in floats.)"
+            if whole else "")
+    return Feedback(False, (hint or generic_words(exercise, inputs, got)) + note)
 
 
 def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
@@ -1062,7 +1099,8 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
     if not differs.any():
         return ("your result is right within the tolerance but not where it must be exact; compare your steps with "
                 "the lesson's.")
-    index = first_index(differs)
+    strays = differs & ~torch.isfinite(got) & torch.isfinite(expected)  # told first: no difference can be printed
+    index = first_index(strays if strays.any() else differs)
     if torch.isnan(got[index]):
         return f"the shape is right but {entry_words(index)} is {NAN_CAUSES if softmax else NAN_GENERAL}"
     if torch.isinf(got[index]):
@@ -1117,6 +1155,28 @@ def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float,
     start = " (range(1, n) starts at 1)" if numbers[0] == 0 else ""
     return (f"{which} {kept}, and the others right: does a loop skip {'it' if one else 'them'}"
             f"{start}? Loop over all n {noun}s, range(n).")
+
+
+def unwritten_sequences(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
+    """Words for a batched result (3 or more dimensions) whose wrong sequences (along the first dimension) are all
+    0 where the reference's are not, the others right: a loop over the batch that skips some. Else None."""
+    if got.dim() < 3 or got.shape != expected.shape:
+        return None
+    rows, reference = got.flatten(1), expected.flatten(1)
+    right = torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
+    zero = (rows == 0).all(1) & (reference != 0).any(1)
+    if right.all() or not right.any() or not (right | zero).all():
+        return None
+    numbers = zero.nonzero().flatten().tolist()
+    which = (f"sequence {numbers[0]} of the batch is" if len(numbers) == 1
+             else f"sequences {listed(map(str, numbers))} of the batch are")
+    if numbers == list(range(numbers[0], len(zero))) and numbers[0] > 0:
+        loop = (f"your loop over the batch stopped after {counted(numbers[0], 'sequence')}. Loop over all B of them, "
+                "range(B) with B = x.shape[0] (range(B - 1) stops one short)")
+    else:
+        start = " (range(1, B) starts at 1)" if numbers[0] == 0 else ""
+        loop = f"does a loop over the batch skip {'it' if len(numbers) == 1 else 'them'}{start}? Loop over range(B)"
+    return f"{which} all 0, as if never written, and the others are right: {loop}."
 
 
 def scaled_by(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor | None:
