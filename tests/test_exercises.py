@@ -1832,6 +1832,19 @@ def test_a_squeeze_that_drops_a_batch_of_one_is_told_after_every_case_passed():
     assert "not for a batch of one sequence" in feedback.message and ".squeeze()" in feedback.message
 
 
+@pytest.mark.parametrize("block, words", [
+    (lambda x, ln1, heads, ln2, ffwd: (lambda x: x + ffwd(x))(ln1(x + heads(x))),
+     "your heads' line normalises after the addition (post-norm) and your feed-forward line reads x itself, "
+     "without its LayerNorm:"),
+    (lambda x, ln1, heads, ln2, ffwd: ffwd(ln1(heads(ln2(x)))),
+     "each of your two lines replaces x with the part's output (no residual path) and the "
+     "two LayerNorms are swapped"),
+], ids=["post-norm, then no LayerNorm", "no residual path, LayerNorms swapped"])
+def test_a_block_with_a_slip_in_each_line_is_told_both(block, words):
+    feedback = check("block_forward", block)
+    assert feedback.message.startswith(words), feedback.message
+
+
 def test_weights_from_scaled_scores_are_told_the_scale():
     def masked_softmax_weights(scores):
         T = scores.shape[-1]

@@ -1,6 +1,7 @@
 """Notebook 11's own helpers: the explorer (type a text, pick a layer and a head of the trained Transformer, see
 that head's `wei`) and the exercise, the block's forward from its four parts."""
 
+import itertools
 from functools import partial
 
 import torch
@@ -9,9 +10,11 @@ import torch.nn as nn
 from ..attention import attend_scaled, attention_weights
 from ..blocks import FeedForward, MultiHeadAttention, TransformerModel
 from ..exercises import Exercise, Mistake
+from ..exercises.core import as_float, close
 from ..models import embed
 from ..plots import show_wei
 from ..training import model_device
+from ..words import listed
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
 EXAMPLE = "thou art"
@@ -123,6 +126,38 @@ LINES = {  # the ways one line of the block can be written: part reads ln's copy
 }
 
 
+LINE_WORDS = {  # each slip of LINES, as "your heads' line …" goes on
+    "post-norm": "normalises after the addition (post-norm)",
+    "replaces x": "replaces x with the part's output (no residual path)",
+    "adds to the copy": "adds to the LayerNormed copy instead of to x",
+    "no LayerNorm": "reads x itself, without its LayerNorm",
+    "normalises the output": "normalises what the part hands back instead of what it reads",
+    "adds x twice": "adds x twice",
+    "normalises both": "normalises both what the part reads and the sum after it",
+}
+
+
+def _explain_lines(got, expected, inputs, atol) -> str | None:
+    """Words for a block whose two lines are each written one of the LINES ways, with slips in both, or with a slip
+    and the two LayerNorms swapped (one slip alone is a named mistake, told before this)."""
+    x, ln1, heads, ln2, ffwd = inputs
+    for swapped in (False, True):
+        norms = (ln2, ln1) if swapped else (ln1, ln2)
+        for heads_way, ffwd_way in itertools.product(LINES, LINES):
+            block = _lines(heads_way, ffwd_way)(x.detach(), norms[0], heads, norms[1], ffwd)
+            if got.shape != block.shape or not close(got, as_float(block), atol):
+                continue
+            if heads_way == ffwd_way != "pre-norm":
+                slips = [f"each of your two lines {LINE_WORDS[heads_way]}"]
+            else:
+                slips = [f"your {where} line {LINE_WORDS[way]}" for where, way in
+                         (("heads'", heads_way), ("feed-forward", ffwd_way)) if way != "pre-norm"]
+            slips += ["the two LayerNorms are swapped (ln1 belongs to the heads)"] if swapped else []
+            return (f"{listed(slips)}: each line reads its own LayerNorm's copy of x and adds what its part computes "
+                    "to x, x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).")
+    return None
+
+
 def _lines(heads_line: str, ffwd_line: str):
     """The block's forward with its heads' line and its feed-forward line each written one of the LINES ways."""
 
@@ -154,6 +189,7 @@ EXERCISES = (
         name="block_forward",
         reference=_block_forward,
         cases=(_block_case(11, (2, 6, 16), 4), _block_case(12, (3, 5, 12), 3)),
+        explain=_explain_lines,
         mistakes=(
             *_in_either_line(
                 "post_norm", "post-norm",
