@@ -1,7 +1,6 @@
 """Notebook 11's own helpers: the explorer (type a text, pick a layer and a head of the trained Transformer, see
 that head's `wei`) and the exercise, the block's forward from its four parts."""
 
-import itertools
 from functools import partial
 
 import torch
@@ -141,21 +140,27 @@ def _explain_lines(got, expected, inputs, atol) -> str | None:
     """Words for a block whose two lines are each written one of the LINES ways, with slips in both, or with a slip
     and the two LayerNorms swapped (one slip alone is a named mistake, told before this)."""
     x, ln1, heads, ln2, ffwd = inputs
-    for swapped in (False, True):
-        norms = (ln2, ln1) if swapped else (ln1, ln2)
-        for heads_way, ffwd_way in itertools.product(LINES, LINES):
-            block = _lines(heads_way, ffwd_way)(x.detach(), norms[0], heads, norms[1], ffwd)
-            if got.shape != block.shape or not close(got, as_float(block), atol):
-                continue
-            if heads_way == ffwd_way != "pre-norm":
-                slips = [f"each of your two lines {LINE_WORDS[heads_way]}"]
-            else:
-                slips = [f"your {where} line {LINE_WORDS[way]}" for where, way in
-                         (("heads'", heads_way), ("feed-forward", ffwd_way)) if way != "pre-norm"]
-            slips += ["the two LayerNorms are swapped (ln1 belongs to the heads)"] if swapped else []
-            return (f"{listed(slips)}: each line reads its own LayerNorm's copy of x and adds what its part computes "
-                    "to x, x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).")
+    with torch.no_grad():
+        for swapped, (norm_1, norm_2) in ((False, (ln1, ln2)), (True, (ln2, ln1))):
+            for heads_way, first in LINES.items():
+                middle = first(x, norm_1, heads)  # the heads' line once, for every way of writing the second
+                for ffwd_way, second in LINES.items():
+                    block = second(middle, norm_2, ffwd)
+                    if got.shape == block.shape and close(got, as_float(block), atol):
+                        return _line_slips(heads_way, ffwd_way, swapped)
     return None
+
+
+def _line_slips(heads_way: str, ffwd_way: str, swapped: bool) -> str:
+    """What _explain_lines found, in words: each line's slip, and the LayerNorms swapped."""
+    if heads_way == ffwd_way != "pre-norm":
+        slips = [f"each of your two lines {LINE_WORDS[heads_way]}"]
+    else:
+        slips = [f"your {where} line {LINE_WORDS[way]}" for where, way in
+                 (("heads'", heads_way), ("feed-forward", ffwd_way)) if way != "pre-norm"]
+    slips += ["the two LayerNorms are swapped (ln1 belongs to the heads)"] if swapped else []
+    return (f"{listed(slips)}: each line reads its own LayerNorm's copy of x and adds what its part computes to x, "
+            "x = x + heads(ln1(x)), then x = x + ffwd(ln2(x)).")
 
 
 def _lines(heads_line: str, ffwd_line: str):
