@@ -1845,6 +1845,22 @@ def test_a_block_with_a_slip_in_each_line_is_told_both(block, words):
     assert feedback.message.startswith(words), feedback.message
 
 
+@pytest.mark.parametrize("divisor, words", [
+    (lambda t, T: max(t, 1), "row 0 is right, but row 1 is the sum of x[0] … x[1], not their average: it adds up 2 "
+                             "vectors, so divide by t + 1 = 2"),
+    (lambda t, T: T, "row 0 is x[0] divided by 4: the average of one vector is that vector"),
+], ids=["by t", "by T"])
+def test_a_running_sum_divided_by_the_wrong_count_is_told_the_count(divisor, words):
+    def running_average(x):  # with a slip beside it: the last row never written, so no named mistake matches
+        out = torch.zeros_like(x)
+        for t in range(len(x) - 1):
+            out[t] = x[: t + 1].sum(0) / divisor(t, len(x))
+        return out
+
+    feedback = check("running_average", running_average)
+    assert feedback.message.startswith(words), feedback.message
+
+
 def test_weights_from_scaled_scores_are_told_the_scale():
     def masked_softmax_weights(scores):
         T = scores.shape[-1]

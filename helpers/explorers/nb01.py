@@ -216,6 +216,7 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
                     f"future: row t may only use x[0] … x[t], so slice x[: t + 1].")
     if wrong == 0:
         return (unwritten_rows(got, expected, atol)  # row 0 never written
+                or _sum_divided(got[0], x, 0, atol)
                 or "row 0 should be x[0] itself: the average of one vector is that vector.")
     right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
     T, C = inputs[0].shape
@@ -224,7 +225,27 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
         shape = " (x.shape[1] and x.shape[-1] are C, the width of each vector)" if wrong == C else ""
         return (f"{right} right, but {left} still 0: your loop stopped after {counted(wrong, 'row')}{shape}. Loop "
                 "over every position, for t in range(T) with T = x.shape[0].")
+    if words := _sum_divided(got[wrong], x, wrong, atol):
+        return f"{right} right, but {words}"
     return f"{right} right, but row {wrong} is not the average of x[0] … x[{wrong}]."
+
+
+def _sum_divided(row: torch.Tensor, x: torch.Tensor, t: int, atol: float) -> str | None:
+    """Words for a wrong row t that is x[0] + … + x[t] divided by a count other than t + 1 (1, t, T, …), or x[t]
+    alone; None when it is neither."""
+    total = x[: t + 1].sum(0).to(row.dtype)
+    if t > 0 and close(row, x[t].to(row.dtype), atol):
+        return f"row {t} is x[{t}] alone: row t averages every vector up to it, x[0] … x[{t}], not only its own."
+    for count in (n for n in range(1, 2 * len(x) + 2) if n != t + 1):
+        if not close(row, total / count, atol):
+            continue
+        if t == 0:
+            return (f"row 0 is x[0] divided by {count}: the average of one vector is that vector, so divide row t's "
+                    "sum by t + 1, which is 1 here.")
+        summed = f"the sum of x[0] … x[{t}]" + (", not their average" if count == 1 else f" divided by {count}")
+        return (f"row {t} is {summed}: it adds up {counted(t + 1, 'vector')}, so divide by t + 1 = {t + 1} (or take "
+                ".mean(0) of x[: t + 1]).")
+    return None
 
 
 EXERCISES = (
