@@ -48,6 +48,7 @@ from helpers.exercises.core import (
     torch_calls,
 )
 from helpers.exercises.explain import explain_scores, explain_weights
+from helpers.explorers import nb11
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = all_exercises()
@@ -1730,7 +1731,7 @@ def test_weights_made_from_the_wrong_size_are_told_to_check_the_dimension_a_size
 
 
 @pytest.mark.parametrize("loop, words", [
-    (lambda T: range(1, T), "row 0 is all 0, as if never written, and the others right: does a loop skip it"),
+    (lambda T: range(1, T), "row 0 is all 0, as if never written, and the others are right: does a loop skip it"),
     (lambda T: range(T - 1), "are right, but row {last} is all 0, as if never written: your loop stopped after"),
 ], ids=["from 1", "one short"])
 @pytest.mark.parametrize("name", ["causal_average_weights", "masked_softmax_weights"])
@@ -1756,8 +1757,8 @@ def test_positions_a_loop_never_changed_are_told_so():
         return out
 
     feedback = check("add_positions", add_positions)
-    assert feedback.message.startswith("position 0 is as it came in, never changed, and the others right: does a "
-                                       "loop skip it (range(1, n) starts at 1)?"), feedback.message
+    assert feedback.message.startswith("position 0 is unchanged from the input, and the others are right: does a "
+                                       "loop skip it (range(1, …) starts at 1)?"), feedback.message
 
 
 def test_a_running_average_whose_loop_starts_at_1_is_told_row_0_was_never_written():
@@ -1796,6 +1797,8 @@ def test_whole_numbers_lead_only_where_a_step_drops_fractions():
     dropped = check("causal_average_weights", lambda T: torch.tril(torch.ones(T, T)).long() // torch.arange(1, T + 1)[
         :, None])  # // and .long(): the fractions are lost, and that is the cause
     assert dropped.mistake in (WHOLE_NUMBERS, FLOOR_DIVISION), dropped.message
+    cast = check("causal_average_weights", lambda T: (torch.tril(torch.ones(T, T)) * 3.7).long())  # 3.7 → 3: far off
+    assert cast.mistake == WHOLE_NUMBERS, cast.message  # not within 1 of the answer: told by the traced .long()
     kept = check("causal_average_weights", lambda T: torch.ones(T, T, dtype=torch.long))  # no tril, no division
     assert not kept.message.startswith("your result holds whole numbers"), kept.message
     assert kept.message.endswith("(Your result is also in whole numbers, torch.int64, which cannot hold fractions: "
@@ -1812,8 +1815,8 @@ def test_a_loop_over_the_batch_that_stops_short_is_told_so_not_to_count_from_the
         return out
 
     feedback = check("scaled_scores", scaled_scores)
-    assert "sequence 1 of the batch is all 0, as if never written, and the others are right: your loop over the " \
-           "batch stopped after 1 sequence" in feedback.message, feedback.message
+    assert "sequence 0 of the batch is right, but sequence 1 is all 0, as if never written: your loop stopped " \
+           "after 1 sequence" in feedback.message, feedback.message
 
 
 def test_an_infinity_where_the_reference_is_finite_is_the_entry_told():
@@ -1830,6 +1833,24 @@ def test_a_squeeze_that_drops_a_batch_of_one_is_told_after_every_case_passed():
     feedback = check("attention_scores", lambda q, k: (q @ k.transpose(-2, -1)).squeeze())
     assert feedback.passed is False and feedback.mistake == "batch_of_one", feedback.message
     assert "not for a batch of one sequence" in feedback.message and ".squeeze()" in feedback.message
+
+
+@pytest.mark.parametrize("one, words", [
+    (lambda scores: scores * 2, "every entry is 2 times the reference's"),
+    (lambda scores: (scores,), "it returns a tuple there"),
+], ids=["numbers", "a tuple"])
+def test_a_batch_of_one_gone_wrong_otherwise_is_not_blamed_on_a_squeeze(one, words):
+    def attention_scores(q, k):  # right for every case, but something else on a batch of one
+        scores = q @ k.transpose(-2, -1)
+        return one(scores) if q.dim() == 3 and len(q) == 1 else scores
+
+    feedback = check("attention_scores", attention_scores)
+    assert feedback.mistake == "batch_of_one" and words in feedback.message, feedback.message
+    assert ".squeeze()" not in feedback.message, feedback.message
+
+
+def test_every_slip_of_a_block_line_has_its_words():
+    assert set(nb11.LINE_WORDS) == set(nb11.LINES) - {"pre-norm"}
 
 
 @pytest.mark.parametrize("block, words", [

@@ -46,8 +46,8 @@ RANDOM_STEPS = {"dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout",
 LEFTOVER_MEMORY = {"empty", "empty_like", "new_empty", "empty_strided"}  # tensors whose entries start as leftovers
 RANDOM_FILLS = {"bernoulli_", "uniform_", "normal_", "random_", "exponential_", "geometric_", "cauchy_",
                 "log_normal_"}  # what fills a tensor (one of torch.empty's, say) with random numbers
-DROPS_FRACTIONS = {"__setitem__", "copy_", "long", "int", "short", "to", "type", "__floordiv__", "__rfloordiv__",
-                   "floor_divide", "div", "floor", "trunc", "fix", "round"}  # steps that can make a float whole
+DROPS_FRACTIONS = {"__setitem__", "copy_", "long", "int", "short", "__floordiv__", "__rfloordiv__", "floor_divide",
+                   "floor", "trunc", "fix", "round"}  # steps that make a float whole (a store: into whole numbers)
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -403,8 +403,8 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
 
 def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:
     """A first failure that no named mistake explains: a size carried over from an earlier case, a random result, a
-    batch handled as one sequence, a softmax left out, a result that reads the future, or else the case's own
-    reason, naming its input when an earlier one was right."""
+    loop over the batch that skips sequences, a batch handled as one sequence, a softmax left out, a result that reads
+    the future, or else the case's own reason, naming its input when an earlier one was right."""
     if replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes):
         return hard_coded(exercise, number, shapes)
     inputs = exercise.cases[number]
@@ -440,9 +440,10 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
 
 
 def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
-    """Whether `verdict` on the tensor `got`, of the answer's shape, is only the generic sentence, the first entry
-    that differs (no cause of its own), which a cause found otherwise may replace."""
-    return verdict.message == generic_words(exercise, inputs, as_float(got))
+    """Whether `verdict` on the tensor `got`, of the answer's shape, is only the generic words (generic_words: the
+    first entry that differs, or rows a loop left unwritten), a note perhaps after them, which a cause found otherwise
+    may replace."""
+    return verdict.message.startswith(generic_words(exercise, inputs, as_float(got)))  # a note may follow
 
 
 def generic_words(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str:
@@ -715,7 +716,8 @@ def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float,
 def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
     """For an exercise with a batched case (first input of 3 or more dimensions, a batch of 2 or more): a sentence
     when `fn`, right on every case, is wrong for that case's first sequence alone kept as a batch of one (a .squeeze()
-    drops its dimension of size 1); else None. The inputs shaped like the first up to its last dimension are cut."""
+    drops its dimension of size 1; the shape, or else the difference, is told); else None. The inputs shaped like the
+    first up to its last dimension are cut."""
     inputs = next((c for c in reversed(exercise.cases)
                    if torch.is_tensor(c[0]) and c[0].dim() >= 3 and c[0].shape[0] > 1), None)
     if inputs is None:
@@ -732,10 +734,14 @@ def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
                 "(.squeeze() drops every dimension of size 1)?")
     if same_answer(got, expected, exercise.atol):
         return None
-    shape = tuple(got.shape) if torch.is_tensor(got) else type(got).__name__
-    return (f"`{label}` is right for every case but not for a batch of one sequence, {tuple(one[0].shape)}: it "
-            f"returns {shape} where the answer is {tuple(expected.shape)}. Does a .squeeze() drop the batch's "
-            "dimension of size 1? Leave it out, or squeeze only the dimension you mean.")
+    lead = f"`{label}` is right for every case but not for a batch of one sequence, {tuple(one[0].shape)}: "
+    if not torch.is_tensor(got):
+        return lead + f"it returns {article(type(got).__name__)} there. Return one tensor for any batch."
+    if got.shape != expected.shape:
+        squeezed = (" Does a .squeeze() drop the batch's dimension of size 1? Leave it out, or squeeze only the "
+                    "dimension you mean." if got.dim() < expected.dim() else "")
+        return lead + f"it returns {tuple(got.shape)} where the answer is {tuple(expected.shape)}.{squeezed}"
+    return lead + explain_difference(as_float(got), expected, exercise.atol, takes_softmax(exercise, one))
 
 
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
@@ -759,7 +765,9 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
 
 
 def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) -> Feedback | None:
-    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not."""
+    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not. `fn`, the answer,
+    is traced only for a result in whole numbers, to tell whether a step dropped fractions (without it, whole
+    numbers always lead)."""
     if got.dtype in SIGNIFICANT_DIGITS:
         return Feedback(
             False,
@@ -1126,57 +1134,48 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
 
 def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float,
                    given: torch.Tensor | None = None) -> str | None:
-    """Words for a result whose every wrong row (a position: the second-last dimension, over every sequence of a
-    batch) is all 0, or (with `given`, the input the answer started from) as it came in, where the reference's is
-    not: a row that a loop never visits keeps what it started as. None when that is not so."""
-    if got.dim() < 2 or got.shape != expected.shape:
-        return None
-    rows, reference = got.movedim(-2, 0).flatten(1), expected.movedim(-2, 0).flatten(1)
-    wrong = ~torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
-    if not wrong.any():
-        return None
-    zero = (rows == 0).all(1) & (reference != 0).any(1)
-    same_shape = given is not None and given.shape == got.shape
-    unchanged = (rows == given.movedim(-2, 0).flatten(1)).all(1) if same_shape else torch.zeros_like(wrong)
-    if zero[wrong].all():
-        kept = "all 0, as if never written"
-    elif unchanged[wrong].all():
-        kept = f"as {'it' if wrong.sum() == 1 else 'they'} came in, never changed"
-    else:
-        return None
-    numbers = wrong.nonzero().flatten().tolist()
+    """Words for a result whose wrong rows (positions: the second-last dimension, over every sequence of a batch) a
+    loop never wrote (unwritten_along); `given`, the input the answer started from, tells a row left as it came in."""
     noun = "row" if got.dim() == 2 else "position"  # in a batch, one position of every sequence
-    one = len(numbers) == 1
-    which = f"{noun} {numbers[0]} is" if one else f"{noun}s {listed(map(str, numbers))} are"
-    if numbers == list(range(numbers[0], len(wrong))) and numbers[0] > 0:  # the last ones: a loop stopped early
-        right = f"{noun} 0 is" if numbers[0] == 1 else f"{noun}s 0…{numbers[0] - 1} are"
-        return (f"{right} right, but {which} {kept}: your loop stopped after "
-                f"{counted(numbers[0], noun)}. Loop over all n of them, range(n) (range(n - 1) stops one short).")
-    start = " (range(1, n) starts at 1)" if numbers[0] == 0 else ""
-    return (f"{which} {kept}, and the others right: does a loop skip {'it' if one else 'them'}"
-            f"{start}? Loop over all n {noun}s, range(n).")
+    return unwritten_along(got, expected, atol, -2, noun, given=given) if got.dim() >= 2 else None
 
 
 def unwritten_sequences(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
-    """Words for a batched result (3 or more dimensions) whose wrong sequences (along the first dimension) are all
-    0 where the reference's are not, the others right: a loop over the batch that skips some. Else None."""
-    if got.dim() < 3 or got.shape != expected.shape:
+    """Words for a batched result whose wrong sequences (the first dimension) a loop never wrote (unwritten_along)."""
+    return unwritten_along(got, expected, atol, 0, "sequence", where=" of the batch") if got.dim() >= 3 else None
+
+
+def unwritten_along(got: torch.Tensor, expected: torch.Tensor, atol: float, dim: int, noun: str, where: str = "",
+                    given: torch.Tensor | None = None) -> str | None:
+    """Words for a result whose every wrong slice along `dim` (a row, a position, a sequence: the `noun`) is all 0,
+    or as `given` had it, where the reference's is not, and some slice right: what a loop that skips some keeps.
+    None when that is not so."""
+    if got.shape != expected.shape:
         return None
-    rows, reference = got.flatten(1), expected.flatten(1)
-    right = torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
+    rows, reference = got.movedim(dim, 0).flatten(1), expected.movedim(dim, 0).flatten(1)
+    wrong = ~torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
+    if not wrong.any() or wrong.all():
+        return None
     zero = (rows == 0).all(1) & (reference != 0).any(1)
-    if right.all() or not right.any() or not (right | zero).all():
-        return None
-    numbers = zero.nonzero().flatten().tolist()
-    which = (f"sequence {numbers[0]} of the batch is" if len(numbers) == 1
-             else f"sequences {listed(map(str, numbers))} of the batch are")
-    if numbers == list(range(numbers[0], len(zero))) and numbers[0] > 0:
-        loop = (f"your loop over the batch stopped after {counted(numbers[0], 'sequence')}. Loop over all B of them, "
-                "range(B) with B = x.shape[0] (range(B - 1) stops one short)")
+    same_shape = given is not None and given.shape == got.shape
+    unchanged = (rows == given.movedim(dim, 0).flatten(1)).all(1) if same_shape else torch.zeros_like(wrong)
+    if zero[wrong].all():
+        kept = "all 0, as if never written"
+    elif unchanged[wrong].all():
+        kept = "unchanged from the input"
     else:
-        start = " (range(1, B) starts at 1)" if numbers[0] == 0 else ""
-        loop = f"does a loop over the batch skip {'it' if len(numbers) == 1 else 'them'}{start}? Loop over range(B)"
-    return f"{which} all 0, as if never written, and the others are right: {loop}."
+        return None
+    numbers = wrong.nonzero().flatten().tolist()
+    one = len(numbers) == 1
+    wrong_ones = f"{noun} {numbers[0]}" if one else f"{noun}s {listed(map(str, numbers))}"
+    if numbers == list(range(numbers[0], len(wrong))):  # the last ones: a loop stopped early
+        right = f"{noun} 0{where} is" if numbers[0] == 1 else f"{noun}s 0…{numbers[0] - 1}{where} are"
+        return (f"{right} right, but {wrong_ones} {'is' if one else 'are'} {kept}: your loop stopped after "
+                f"{counted(numbers[0], noun)}. Loop over all the {noun}s (a range one short of their number leaves the "
+                "last out).")
+    start = " (range(1, …) starts at 1)" if numbers[0] == 0 else ""
+    return (f"{wrong_ones}{where} {'is' if one else 'are'} {kept}, and the others are right: does a loop skip "
+            f"{'it' if one else 'them'}{start}? Loop over all the {noun}s.")
 
 
 def scaled_by(got: torch.Tensor, expected: torch.Tensor) -> torch.Tensor | None:
