@@ -1790,7 +1790,8 @@ def test_a_row_never_written_beside_a_wrong_one_is_told_before_a_blind_diagonal(
         return wei
 
     feedback = check("causal_average_weights", causal_average_weights)
-    assert feedback.message.startswith("row 3 is all 0, as if never written: does a loop skip it"), feedback.message
+    assert feedback.message.startswith("row 3 is all 0, as if never written (other rows are wrong too): does a loop "
+                                       "skip it"), feedback.message
 
 
 def test_whole_numbers_lead_only_where_a_step_drops_fractions():

@@ -1132,12 +1132,13 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
             "compare your steps with the lesson's.")
 
 
-def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float,
-                   given: torch.Tensor | None = None) -> str | None:
+def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float, given: torch.Tensor | None = None,
+                   besides: bool = False) -> str | None:
     """Words for a result whose wrong rows (positions: the second-last dimension, over every sequence of a batch) a
-    loop never wrote (unwritten_along); `given`, the input the answer started from, tells a row left as it came in."""
+    loop never wrote (unwritten_along); `given`, the input the answer started from, tells a row left as it came in;
+    with `besides`, rows left all 0 are told though other rows are wrong too."""
     noun = "row" if got.dim() == 2 else "position"  # in a batch, one position of every sequence
-    return unwritten_along(got, expected, atol, -2, noun, given=given) if got.dim() >= 2 else None
+    return unwritten_along(got, expected, atol, -2, noun, given=given, besides=besides) if got.dim() >= 2 else None
 
 
 def unwritten_sequences(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
@@ -1146,10 +1147,10 @@ def unwritten_sequences(got: torch.Tensor, expected: torch.Tensor, atol: float) 
 
 
 def unwritten_along(got: torch.Tensor, expected: torch.Tensor, atol: float, dim: int, noun: str, where: str = "",
-                    given: torch.Tensor | None = None) -> str | None:
+                    given: torch.Tensor | None = None, besides: bool = False) -> str | None:
     """Words for a result whose every wrong slice along `dim` (a row, a position, a sequence: the `noun`) is all 0,
     or as `given` had it, where the reference's is not, and some slice right: what a loop that skips some keeps.
-    None when that is not so."""
+    With `besides`, the slices left all 0 are told though other slices are wrong too. None when that is not so."""
     if got.shape != expected.shape:
         return None
     rows, reference = got.movedim(dim, 0).flatten(1), expected.movedim(dim, 0).flatten(1)
@@ -1159,15 +1160,22 @@ def unwritten_along(got: torch.Tensor, expected: torch.Tensor, atol: float, dim:
     zero = (rows == 0).all(1) & (reference != 0).any(1)
     same_shape = given is not None and given.shape == got.shape
     unchanged = (rows == given.movedim(dim, 0).flatten(1)).all(1) if same_shape else torch.zeros_like(wrong)
+    others = ""
     if zero[wrong].all():
         kept = "all 0, as if never written"
     elif unchanged[wrong].all():
         kept = "unchanged from the input"
+    elif besides and zero.any():  # a second slip besides: tell the rows left 0, and that it is not all
+        wrong, kept, others = zero, "all 0, as if never written", " (other rows are wrong too)"
     else:
         return None
     numbers = wrong.nonzero().flatten().tolist()
     one = len(numbers) == 1
     wrong_ones = f"{noun} {numbers[0]}" if one else f"{noun}s {listed(map(str, numbers))}"
+    if others:
+        return (f"{wrong_ones}{where} {'is' if one else 'are'} {kept}{others}: does a loop skip "
+                f"{'it' if one else 'them'} (range(1, …) starts at 1; a range one short of their number leaves the "
+                f"last out)? Loop over all the {noun}s.")
     if numbers == list(range(numbers[0], len(wrong))):  # the last ones: a loop stopped early
         right = f"{noun} 0{where} is" if numbers[0] == 1 else f"{noun}s 0…{numbers[0] - 1}{where} are"
         return (f"{right} right, but {wrong_ones} {'is' if one else 'are'} {kept}: your loop stopped after "

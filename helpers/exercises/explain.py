@@ -127,15 +127,11 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
         row, col = first_index(future & (got != 0))
         return (f"row {row} gives weight {fmt(got[row, col])} to position {col}, which is in its future: everything "
                 "above the diagonal must be exactly 0.")
-    if expected is not None and (unwritten := unwritten_rows(got, as_float(expected), atol)):
-        return unwritten
     if expected is not None:
-        empty = (got == 0).all(-1) & (as_float(expected) != 0).any(-1)  # a row never written, wrong rows besides
+        empty = (got == 0).all(-1)  # a row never written; a written row that gives itself 0 says more
         blind = (got.diagonal(0, -2, -1) == 0) & (as_float(expected).diagonal(0, -2, -1) != 0)
-        if empty.any() and not (blind & ~empty).any():  # a row that gives out weight but not to itself says more
-            row = first_index(empty)[-1]
-            return (f"row {row} is all 0, as if never written: does a loop skip it (range(1, T) starts at 1, "
-                    "range(T - 1) stops one short)? Every row shares out its weight, so loop over range(T).")
+        if not (blind & ~empty).any() and (unwritten := unwritten_rows(got, as_float(expected), atol, besides=True)):
+            return unwritten
         if blind.any():
             row = first_index(blind)[-1]
             return (f"row {row} gives position {row}, itself, weight 0: a position sees itself too, so row t's past "
