@@ -441,8 +441,10 @@ UNNAMED = [
     ),
     ("running_average", lambda: shifted_row(solution(EXERCISES["running_average"]), 0), "row 0 should be x[0]"),
     ("running_average", lambda: running_average_range_6, "Take sizes from the input"),
-    ("running_average", lambda: running_average_over_the_width, "rows 2…3 are still 0: your loop stopped after 2 rows"),
-    ("running_average", lambda: running_average_one_row_short, "row 3 is still 0: your loop stopped after 3 rows."),
+    ("running_average", lambda: running_average_over_the_width,
+     "rows 2 and 3 are all 0, as if never written: your loop stopped after 2 rows"),
+    ("running_average", lambda: running_average_one_row_short,
+     "row 3 is all 0, as if never written: your loop stopped after 3 rows."),
     (  # a batch's dimension asked of a (T, T) matrix
         "causal_average_weights",
         lambda: lambda T: torch.tril(torch.ones(T, T)) / torch.tril(torch.ones(T, T)).sum(2, keepdim=True),

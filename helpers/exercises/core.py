@@ -1172,6 +1172,8 @@ def unwritten_along(got: torch.Tensor, expected: torch.Tensor, atol: float, dim:
     numbers = wrong.nonzero().flatten().tolist()
     one = len(numbers) == 1
     wrong_ones = f"{noun} {numbers[0]}" if one else f"{noun}s {listed(map(str, numbers))}"
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        wrong_ones = f"{noun}s {numbers[0]}…{numbers[-1]}"
     if others:
         return (f"{wrong_ones}{where} {'is' if one else 'are'} {kept}{others}: does a loop skip "
                 f"{'it' if one else 'them'} (range(1, …) starts at 1; a range one short of their number leaves the "

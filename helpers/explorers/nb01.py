@@ -219,12 +219,9 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
                 or _sum_divided(got[0], x, 0, atol)
                 or "row 0 should be x[0] itself: the average of one vector is that vector.")
     right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
-    T, C = inputs[0].shape
-    if not got[wrong:].any():  # the loop stopped early: the rows after it are still the zeros they started as
-        left = f"row {wrong} is" if wrong == T - 1 else f"rows {wrong}…{T - 1} are"
-        shape = " (x.shape[1] and x.shape[-1] are C, the width of each vector)" if wrong == C else ""
-        return (f"{right} right, but {left} still 0: your loop stopped after {counted(wrong, 'row')}{shape}. Loop "
-                "over every position, for t in range(T) with T = x.shape[0].")
+    if words := unwritten_rows(got, expected, atol):  # the loop stopped early: the rows after it are still 0
+        width = " Here x.shape[1] and x.shape[-1] are C, the width of each vector; x.shape[0] counts the rows."
+        return words + (width if wrong == inputs[0].shape[1] else "")
     if words := _sum_divided(got[wrong], x, wrong, atol):
         return f"{right} right, but {words}"
     return f"{right} right, but row {wrong} is not the average of x[0] … x[{wrong}]."
