@@ -1653,6 +1653,30 @@ def test_a_size_typed_in_that_fits_a_later_cases_named_mistake_is_told_it_is_har
     assert "n_head" not in feedback.message, "not told it scaled by the number of heads, which it never read"
 
 
+def test_a_number_typed_in_that_fits_a_named_mistake_but_is_right_for_a_later_case_is_told_it_is_hard_coded():
+    def multi_head(x, wq, wk, wv, proj):  # ÷ 2 typed in: ÷ √n_head for the first case's 4 heads, right for heads of 4
+        return proj(torch.cat(right_heads(x, wq, wk, wv, 4), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.mistake == HARD_CODED, feedback.message
+    assert feedback.message.startswith("right for a (3, 6, 12) input but wrong for a (5, 7, 40) input"), (
+        feedback.message)
+    assert "n_head" not in feedback.message, "not told it scaled by the number of heads, which it never read"
+
+
+def test_a_named_mistake_keeps_its_hint_where_the_right_cases_have_fewer_dimensions():
+    def attend(x, w_q, w_k, w_v):  # softmax over dim=1: the rows of one sequence, the columns of a batch
+        T = x.shape[-2]
+        scores = ((x @ w_q.T) @ (x @ w_k.T).transpose(-2, -1)).masked_fill(torch.tril(torch.ones(T, T)) == 0,
+                                                                           float("-inf"))
+        return F.softmax(scores, dim=1) @ (x @ w_v.T)
+
+    feedback = check("attend", attend)
+    assert feedback.mistake == "softmax_wrong_dim", feedback.message
+    assert feedback.message.startswith("for a (2, 5, 8) input (a (7, 3) input and a (3, 3) input were right), "), (
+        feedback.message)
+
+
 @pytest.mark.parametrize("root", [lambda n: math.isqrt(n), lambda n: n // 2], ids=["isqrt", "half"])
 def test_a_named_mistake_that_fits_the_earlier_cases_keeps_its_hint_and_names_what_was_right(root):
     def scaled_scores(q, k):  # right for a head size of 4 (√4 = 4 // 2 = 2), wrong for 8

@@ -260,8 +260,9 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     number, first, got = failures[0]
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
-    elif number and any(m.name == first.mistake for m in exercise.mistakes):
-        first = named_after_right_cases(exercise, number, first, shapes, raised=got is None)
+    elif any(m.name == first.mistake for m in exercise.mistakes):
+        right = [k for k in range(len(exercise.cases)) if k not in {n for n, _, _ in failures}]
+        first = named_after_right_cases(exercise, number, first, right, raised=got is None)
     elif first.mistake != NO_GRADIENT:  # a cause found by a test of its own; the earlier cases asked no gradient
         first = after_right_cases(exercise, number, first)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
@@ -625,19 +626,19 @@ def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
     return False
 
 
-def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, shapes: list,
+def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, right: list,
                             raised: bool = False) -> Feedback:
-    """A named mistake that case `number` matched, after every earlier case was right. If that mistake's result would
-    have been wrong on an earlier case of as many dimensions too, the learner did not make it: their answer follows
-    the size of some inputs only (a size typed in that happens to fit the later case's mistake, say). Else, and for a
-    size clash (`raised`: sizes read from the wrong dimension clash only when the two differ), the hint stands,
-    naming the sizes that were right (a batch's extra dimension turns dim=1 into another dimension, and so the
-    mistake)."""
+    """A named mistake that case `number` matched, where the cases `right` (earlier or later) were right. If that
+    mistake's result would have been wrong on one of those with as many dimensions, the learner did not make it:
+    their answer follows the size of some inputs only (÷ 2 typed in, say, which is ÷ √n_head for 4 heads and right
+    for a head size of 4). Else, and for a size clash (`raised`: sizes read from the wrong dimension clash only when
+    the two differ), the hint stands, naming the sizes that were right before it (a batch's extra dimension turns
+    dim=1 into another dimension, and so the mistake)."""
     named = [m for m in exercise.mistakes if m.name == verdict.mistake]
-    alike = all(dimensions(exercise.cases[k]) == dimensions(exercise.cases[number]) for k in range(number))
-    fits_before = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in range(number)) for m in named)
-    if alike and not raised and not fits_before:
-        return hard_coded(exercise, number, shapes)
+    alike = [k for k in right if dimensions(exercise.cases[k]) == dimensions(exercise.cases[number])]
+    fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
+    if alike and not raised and not fits_them:
+        return hard_coded(exercise, number, right=alike)
     return after_right_cases(exercise, number, verdict)
 
 
@@ -663,11 +664,12 @@ def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> boo
     return same_answer(outcome(mistake, fresh(inputs)), answer(exercise, inputs), exercise.atol)
 
 
-def hard_coded(exercise: Exercise, failed: int, shapes: list) -> Feedback:
-    """The feedback for an answer that cannot follow the size of its input."""
+def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list = (0,)) -> Feedback:
+    """The feedback for an answer that cannot follow the size of its input: wrong for case `failed`, right for the
+    cases `right` (for case 0 and none given right, its shape, the first of `shapes`, is the same for every case)."""
     wrong = size_of(exercise, exercise.cases[failed])
-    if failed:
-        what = f"right for {size_of(exercise, exercise.cases[0])} but wrong for {wrong}"
+    if failed or right != (0,):
+        what = f"right for {listed(size_of(exercise, exercise.cases[k]) for k in right)} but wrong for {wrong}"
     else:
         what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
     return Feedback(
@@ -764,10 +766,10 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     return True
 
 
-def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) -> Feedback | None:
-    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not. `fn`, the answer,
-    is traced only for a result in whole numbers, to tell whether a step dropped fractions (without it, whole
-    numbers always lead)."""
+def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None, left_out=()) -> Feedback | None:
+    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not, naming none of the
+    mistakes `left_out`. `fn`, the answer, is traced only for a result in whole numbers, to tell whether a step
+    dropped fractions (without it, whole numbers always lead)."""
     if got.dtype in SIGNIFICANT_DIGITS:
         return Feedback(
             False,
@@ -780,12 +782,12 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
     dtype, got = got.dtype, as_float(got)
     if got.shape != expected.shape:
         wrong_shape = f"your result has shape {tuple(got.shape)}, but it should be {tuple(expected.shape)}."
-        return match_mistake(exercise, inputs, got) or Feedback(False, wrong_shape)
+        return match_mistake(exercise, inputs, got, left_out) or Feedback(False, wrong_shape)
     is_close = close(got, expected, exercise.atol)
     off_zero = not_exactly_zero(exercise, inputs, got)
     if is_close and not off_zero.any():
         return None
-    if matched := match_mistake(exercise, inputs, got):
+    if matched := match_mistake(exercise, inputs, got, left_out):
         return matched
     whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
     if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
@@ -917,11 +919,13 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
 
-def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
-    """The Feedback of the first named mistake whose result equals `got`, or None (a mistake that would pass this
-    case cannot be what made `got` fail it)."""
+def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor, left_out=()) -> Feedback | None:
+    """The Feedback of the first named mistake (but those `left_out`) whose result equals `got`, or None (a mistake
+    that would pass this case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
     for mistake in exercise.mistakes:
+        if mistake.name in left_out:
+            continue
         wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
         if (same_answer(wrong, expected, exercise.atol)
                 and not not_exactly_zero(exercise, inputs, as_float(wrong)).any()):
