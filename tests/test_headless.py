@@ -77,7 +77,22 @@ def test_check_counts_the_bad_runs_and_says_so(monkeypatch, tmp_path, capsys):
     assert "01_bag_of_words.ipynb" in out and "3 run(s) hung, ran over 5 s or failed" in out
 
 
-@pytest.mark.parametrize("args", [["--runs", "0"], ["--timeout", "0"], ["--race-runs", "-1"]])
+def test_check_runs_at_once_the_longest_notebooks_first_and_prints_them_in_order(monkeypatch, capsys):
+    started = []
+
+    def run_once(path, out, timeout):
+        started.append(path.name[:2])
+        return ("failed" if path.name.startswith("07") else "ok"), 1.0
+
+    monkeypatch.setattr(headless, "run_once", run_once)
+    paths = headless.explorer_notebooks(["01_bag_of_words.ipynb", "07_scaling.ipynb"])
+    assert headless.check(paths, runs=3, timeout_s=5, race_runs=0, jobs=2) == 3
+    assert started.index("01") >= 2  # both workers took a run of 07 first: its bench target (25 s) is above 01's
+    out = capsys.readouterr().out
+    assert out.index("01_bag_of_words.ipynb") < out.index("07_scaling.ipynb")
+
+
+@pytest.mark.parametrize("args", [["--runs", "0"], ["--timeout", "0"], ["--race-runs", "-1"], ["--jobs", "0"]])
 def test_bad_options_are_refused(args):
     with pytest.raises(SystemExit) as stop:
         headless.main(args)

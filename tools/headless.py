@@ -3,13 +3,16 @@
     python -m tools.headless                   # every explorer notebook 5 times, then the race notebook twice
     python -m tools.headless --runs 50 03_softmax_mask.ipynb
     python -m tools.headless --timeout 120     # seconds one run may take (default 300)
+    python -m tools.headless --jobs 1          # one run at a time (default: one per core)
 
 A user's own pipeline runs notebooks with the standard tools (nbconvert, papermill, nbclient), not with
 the course's `tools.notebooks`. Widget traffic from an explorer could deadlock such a run (jupyter/nbclient#312):
 the kernel finished, the run never did. Each run here is the plain command, in a fresh kernel, under a
 timeout; its output goes to a temporary folder (the repository's notebooks are never written). A run
 still going at the timeout counts as hung when it is idle (a deadlock waits on nothing), as slow when it
-is still computing (a crowded machine); both fail the check.
+is still computing (a crowded machine); both fail the check. Runs are independent, so as many go at once
+as the machine has cores (each kernel computes on one thread, OMP_NUM_THREADS=1), the longest notebooks
+first so that none is left running alone at the end.
 
 Besides the notebooks, it runs a generated "race" notebook: RACE_CELLS cells that each open an explorer
 and end at once. While explorers still opened an Output widget headless, plain runs of the explorer
@@ -24,11 +27,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 
 from tools.notebooks import ROOT, notebook_paths
+from tools.readme import course_metadata
 
 RUNS = 5
 TIMEOUT_S = 300  # a run takes 5–15 s on a quiet 2-core machine, and up to 2 minutes on a crowded one
@@ -128,20 +133,29 @@ def run_once(path: Path, out_dir: Path, timeout_s: float) -> tuple[str, float]:
     return "ok", seconds
 
 
-def check(paths, runs: int, timeout_s: float, race_runs: int = RACE_RUNS) -> int:
-    """Run each notebook `runs` times in a row (the race notebook `race_runs` times) and print a table.
+def expected_seconds(path: Path) -> float:
+    """How long a run of the notebook at `path` is expected to take: its bench target (0 for the race notebook)."""
+    if not path.name[:2].isdigit():
+        return 0.0
+    return course_metadata(nbformat.read(path, as_version=4), path.name)["bench_target_s"]
 
-    Returns how many runs hung or failed.
-    """
+
+def check(paths, runs: int, timeout_s: float, race_runs: int = RACE_RUNS, jobs: int = 1) -> int:
+    """Run each notebook `runs` times (the race notebook `race_runs` times), `jobs` runs at a time, the notebooks
+    with the longest bench targets first; print a table in the notebooks' order. Returns how many runs hung or
+    failed."""
     print(f"{'notebook':<32} {'runs':>4} {'ok':>4} {'hung':>4} {'slow':>4} {'failed':>6} {'slowest s':>9}", flush=True)
     bad = 0
-    with tempfile.TemporaryDirectory(prefix="headless-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="headless-") as tmp, ThreadPoolExecutor(max_workers=jobs) as pool:
         out_dir = Path(tmp)
         plan = [(path, runs) for path in paths]
         if race_runs:
             plan.append((race_notebook(out_dir), race_runs))
+        started = {}
+        for path, count in sorted(plan, key=lambda item: -expected_seconds(item[0])):
+            started[path] = [pool.submit(run_once, path, out_dir, timeout_s) for _ in range(count)]
         for path, count in plan:
-            results = [run_once(path, out_dir, timeout_s) for _ in range(count)]
+            results = [future.result() for future in started[path]]
             tally = {kind: sum(r == kind for r, _ in results) for kind in ("ok", "hung", "slow", "failed")}
             bad += count - tally["ok"]
             slowest = max(seconds for _, seconds in results)
@@ -158,15 +172,17 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs of each notebook, in a row (default {RUNS})")
     parser.add_argument("--timeout", type=float, default=TIMEOUT_S,
                         help=f"seconds a run may take before it counts as a hang (default {TIMEOUT_S})")
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                        help="runs at a time (default: one per core this process may use)")
     parser.add_argument("--race-runs", type=int, default=RACE_RUNS,
                         help=f"runs of the generated race notebook (default {RACE_RUNS}; 0 leaves it out)")
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.timeout <= 0 or args.race_runs < 0:
-        parser.error("--runs must be at least 1, --timeout above 0 and --race-runs 0 or more")
+    if args.runs < 1 or args.timeout <= 0 or args.race_runs < 0 or args.jobs < 1:
+        parser.error("--runs and --jobs must be at least 1, --timeout above 0 and --race-runs 0 or more")
     paths = explorer_notebooks(args.names)
     if not paths and not args.race_runs:
         parser.error("none of those notebooks has an explorer, and the race notebook is left out: nothing to run")
-    return 1 if check(paths, args.runs, args.timeout, args.race_runs) else 0
+    return 1 if check(paths, args.runs, args.timeout, args.race_runs, args.jobs) else 0
 
 
 if __name__ == "__main__":
