@@ -8,6 +8,10 @@ ASIDE := .aside/.installed
 # The browser libraries (npm ci), here at the top: make reads a rule's prerequisites as it meets the rule, so a
 # variable defined below `test-slow` would be empty there (CI failed that way: no node_modules for the deck tests).
 NODE_ASSETS := node_modules/.package-lock.json
+# Python keeps compiled modules in __pycache__/ (ignored by git), and pytest its assert-rewritten tests there, unless
+# PYTHONDONTWRITEBYTECODE is set, as some containers set it: then every pytest process and worker rewrites every test
+# module again, about 3 of the 7 s a worker takes to collect the tests. Here it is switched back to Python's default.
+export PYTHONDONTWRITEBYTECODE :=
 # Extra options for `make lab`, e.g. make lab LAB_ARGS="--port 8899 --no-browser"
 LAB_ARGS ?=
 # Jupyter refuses to run as root (containers, some cloud machines) unless told it is deliberate.
