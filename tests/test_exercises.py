@@ -1537,7 +1537,7 @@ def test_a_size_clash_after_a_right_case_is_told_to_take_sizes_from_the_input():
 
     feedback = check("masked_softmax_weights", hard_coded)
     assert feedback.passed is False and "(a (5, 5) input was right)" in feedback.message, feedback.message
-    assert "is a size typed in (torch.ones(5, 5), range(6)), or read from the wrong dimension?" in feedback.message
+    assert "is a size typed in (torch.ones(5, 5), range(6)), taken from another cell" in feedback.message
 
 
 def test_inputs_taken_by_name_only_are_told_to_drop_the_star():
@@ -2435,3 +2435,80 @@ def test_a_size_typed_in_for_a_number_input_is_not_told_to_read_a_shape():
     feedback = check("causal_average_weights", causal_average_weights)
     assert feedback.passed is False and "is a size typed in" in feedback.message, feedback.message
     assert ".shape" not in feedback.message
+
+
+# ----- sizes past the lessons' block_size: a mask of a fixed size, sliced to T, fails ------------------------------
+
+LESSON_T = 8  # the notebooks' chunks are 8 long: a global `T`, `tril` or `wei` from a lesson cell has this size
+
+
+def lesson_tril(T):
+    """The lower triangle of a lesson's 8 × 8 mask, cut to T × T: right for T up to 8 only."""
+    return torch.tril(torch.ones(LESSON_T, LESSON_T))[:T, :T]
+
+
+def average_with_lesson_weights(x):
+    wei = lesson_tril(x.shape[0])
+    return (wei / wei.sum(1, keepdim=True)) @ x
+
+
+def causal_weights_from_lesson_tril(T):
+    wei = lesson_tril(T)
+    return wei / wei.sum(1, keepdim=True)
+
+
+def softmax_under_lesson_tril(scores):
+    return F.softmax(scores.masked_fill(lesson_tril(scores.shape[-1]) == 0, float("-inf")), dim=-1)
+
+
+def attend_under_lesson_tril(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    return softmax_under_lesson_tril(q @ k.transpose(-2, -1)) @ v
+
+
+def heads_under_lesson_tril(q, k, v, T):
+    return softmax_under_lesson_tril(q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5) @ v
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("running_average", average_with_lesson_weights),
+    ("causal_average_weights", causal_weights_from_lesson_tril),
+    ("masked_softmax_weights", softmax_under_lesson_tril),
+    ("attend", attend_under_lesson_tril),
+    ("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, heads_under_lesson_tril)),
+], ids=["running_average", "causal_average_weights", "masked_softmax_weights", "attend", "multi_head"])
+def test_a_lessons_8_by_8_mask_cut_to_T_fails_for_a_longer_input(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and "taken from another cell (a T or a tril of its own)" in feedback.message, (
+        feedback.message)
+
+
+def test_every_exercise_over_positions_has_a_case_longer_than_the_lessons_chunks():
+    def positions(name, inputs):  # T of a case: 02 takes T itself, 04's are tok_emb's, the others' x's or scores'
+        first = inputs[0]
+        return first if isinstance(first, int) else first.shape[1] if name == "add_positions" else first.shape[-2]
+
+    for name in ("running_average", "causal_average_weights", "masked_softmax_weights", "add_positions", "attend",
+                 "multi_head"):
+        longest = max(positions(name, inputs) for inputs in EXERCISES[name].cases)
+        assert longest > LESSON_T, f"{name}: its longest case has T = {longest}"
+
+
+def test_running_sums_kept_in_whole_numbers_fail_on_fractions():
+    def running_average(x):
+        sums = torch.zeros(x.shape, dtype=torch.long)
+        for t in range(x.shape[0]):
+            sums[t] = x[: t + 1].sum(0)  # stored into whole numbers: the halves are dropped
+        return sums / torch.arange(1, x.shape[0] + 1).unsqueeze(1)
+
+    feedback = check("running_average", running_average)
+    assert feedback.passed is False and "whole numbers" in feedback.message, feedback.message
+
+
+def test_a_mask_picked_by_the_scores_values_fails_where_a_score_is_exactly_0():
+    def masked_by_value(q, k, v, T):  # tril(wei) == 0 also hides a past score that happens to be 0
+        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+        return F.softmax(wei.masked_fill(torch.tril(wei) == 0, float("-inf")), dim=-1) @ v
+
+    feedback = check("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, masked_by_value))
+    assert feedback.passed is False, feedback.message

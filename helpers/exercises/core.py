@@ -48,6 +48,7 @@ RANDOM_FILLS = {"bernoulli_", "uniform_", "normal_", "random_", "exponential_", 
                 "log_normal_"}  # what fills a tensor (one of torch.empty's, say) with random numbers
 DROPS_FRACTIONS = {"__setitem__", "copy_", "long", "int", "short", "__floordiv__", "__rfloordiv__", "floor_divide",
                    "floor", "trunc", "fix", "round"}  # steps that make a float whole (a store: into whole numbers)
+STORED_VALUE = {"__setitem__": 2, "copy_": 1}  # where the value stored is among the arguments (after the tensor)
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
@@ -220,8 +221,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         except NotImplementedError:
             return Feedback(None, f"fill in `{label}` above, then run this cell again.")
         except (Exception, SystemExit) as err:
-            earlier_right = number > 0 and not failures
-            failures.append((number, explain_raise(exercise, inputs, err, label, fn, earlier_right), None))
+            right_before = number if not failures else 0  # how many cases before this one were right
+            failures.append((number, explain_raise(exercise, inputs, err, label, fn, right_before), None))
             continue
         if got is None:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
@@ -425,6 +426,8 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         )
     expected = answer(exercise, inputs)
     same_shape = got is not None and got.shape == expected.shape
+    if got is not None and not same_shape and number and verdict.mistake is None:
+        verdict = Feedback(False, f"{verdict.message} {typed_size_advice(exercise, number)}")
     if same_shape and leaves_out_the_softmax(exercise, fn, inputs):
         verdict = Feedback(
             False,
@@ -462,6 +465,7 @@ class TorchCalls(TorchFunctionMode):
     def __init__(self):
         super().__init__()
         self.names, self.weights, self.masked_weights, self.inside_given = set(), [], False, 0
+        self.stored_fractions = None  # the dtype of a tensor of whole numbers that numbers with fractions went into
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -472,6 +476,9 @@ class TorchCalls(TorchFunctionMode):
                 filled = [*args[1:], *kwargs.values()]  # the fill (masked_fill) or the two sides (where)
                 self.masked_weights |= (any(arg is w for arg in filled[:2] + [args[0]] for w in self.weights)
                                         and any(is_infinite(arg) for arg in filled))
+            if name in STORED_VALUE and len(args) > STORED_VALUE[name] and drops_fractions(args[0],
+                                                                                        args[STORED_VALUE[name]]):
+                self.stored_fractions = args[0].dtype
         result = func(*args, **kwargs)
         if name in WEIGHT_MAKERS and not self.inside_given:
             self.weights.append(result)
@@ -491,6 +498,15 @@ class TorchCalls(TorchFunctionMode):
                 self.inside_given -= 1
 
         return unnoted
+
+
+def drops_fractions(target, value) -> bool:
+    """Whether storing `value` into the tensor `target` drops fractions: a tensor of whole numbers taking a number, or
+    numbers, with a fractional part."""
+    whole = isinstance(target, torch.Tensor) and not target.is_floating_point() and target.dtype != torch.bool
+    if isinstance(value, torch.Tensor):
+        return whole and value.is_floating_point() and bool((value != value.trunc()).any())
+    return whole and isinstance(value, float) and not value.is_integer()
 
 
 def is_infinite(value) -> bool:
@@ -799,6 +815,14 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None, le
             "(torch.zeros and torch.ones make floats unless given a dtype; .float() converts one).",
             WHOLE_NUMBERS,
         )
+    if not is_close and fn is not None and (into := torch_calls(fn, inputs).stored_fractions):
+        return Feedback(
+            False,
+            f"your code stores numbers with fractions into a tensor of whole numbers ({into}), which keeps only their "
+            "whole part (1.5 becomes 1): make that tensor a float one (torch.zeros and torch.ones make floats unless "
+            "given a dtype).",
+            WHOLE_NUMBERS,
+        )
     if is_close:  # right within the tolerance, but a weight that must be exactly 0 is not
         index = first_index(off_zero)
         i, j = index[-2:]
@@ -821,24 +845,33 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None, le
     return Feedback(False, (hint or generic_words(exercise, inputs, got)) + note)
 
 
+def typed_size_advice(exercise: Exercise, number: int) -> str:
+    """What to look for when an answer right for the cases before case `number` raises a size clash or has the wrong
+    shape on it: a size typed in, or taken from another cell or the wrong dimension."""
+    first = reference_parameters(exercise, 1)[0]
+    tensor = torch.is_tensor(exercise.cases[number][0])
+    example = f", counting dimensions from the end (T = {first}.shape[-2])" if tensor else ""
+    earlier = "size" if number == 1 else "sizes"
+    return (f"It was right for the earlier {earlier}: is a size typed in (torch.ones(5, 5), range(6)), taken from "
+            "another cell (a T or a tril of its own), or read from the wrong dimension? Take each size from the "
+            f"input{example}.")
+
+
 def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
-                  earlier_right: bool = False) -> Feedback:
+                  right_before: int = 0) -> Feedback:
     """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words;
-    either way followed by the learner's line that raised, when its source can be read. A size clash on a case
-    after right ones (`earlier_right`) is told to look for a size typed in."""
+    either way followed by the learner's line that raised, when its source can be read. A size clash on case
+    `right_before`, after that many right ones, is told to look for a size typed in."""
     line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
         alike = outcome(mistake, fresh(inputs))
         if isinstance(alike, Exception) and type(alike) is type(err) and first_line(alike) == first_line(err):
             return Feedback(False, mistake.hint + where, mistake.name)
-    first = reference_parameters(exercise, 1)[0]
-    if earlier_right and any(words in str(err) for words in SIZE_CLASHES):
-        example = f", counting dimensions from the end (T = {first}.shape[-2])" if torch.is_tensor(inputs[0]) else ""
-        advice = (" It was right for the earlier size: is a size typed in (torch.ones(5, 5), range(6)), or read from "
-                  f"the wrong dimension? Take each size from the input{example}.")
+    if right_before and any(words in str(err) for words in SIZE_CLASHES):
+        advice = " " + typed_size_advice(exercise, right_before)
     else:
-        advice = advice_for(err, first, line, names)
+        advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 

@@ -170,6 +170,23 @@ LONG = torch.tensor(
         [1.0, 6.0, 4.0],
     ]
 )
+# A third, longer than the lesson's block_size of 8 (a (8, 8) weight matrix typed in and cut to [:T, :T] is right for
+# the first two only), with halves among its whole numbers (sums kept in a whole-number tensor drop them; every sum
+# stays exact in float32).
+LONGER = torch.tensor(
+    [
+        [2.0, 7.0, 1.5],
+        [6.0, 4.0, 3.0],
+        [6.5, 5.0, 9.0],
+        [0.0, 8.0, 2.0],
+        [4.0, 1.5, 5.0],
+        [9.0, 3.0, 0.0],
+        [1.0, 6.0, 4.5],
+        [3.0, 2.0, 7.0],
+        [5.5, 9.0, 1.0],
+        [8.0, 0.0, 6.0],
+    ]
+)
 
 
 def reference_average(x: torch.Tensor) -> torch.Tensor:
@@ -249,7 +266,7 @@ EXERCISES = (
     Exercise(
         name="running_average",
         reference=reference_average,
-        cases=((SHORT,), (LONG,)),
+        cases=((SHORT,), (LONG,), (LONGER,)),
         explain=explain_running_average,
         mistakes=(
             Mistake(

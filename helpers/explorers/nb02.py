@@ -118,7 +118,7 @@ EXERCISES = (
     Exercise(
         name="causal_average_weights",
         reference=reference_weights,
-        cases=((4,), (7,)),
+        cases=((4,), (7,), (10,)),  # 10: past block_size 8, so an (8, 8) tril cut to [:T, :T] shows
         exact_zeros=ExactZeros(
             future_mask,  # True above the diagonal: the weights that must be exactly 0
             fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, and divide each row by its sum.",

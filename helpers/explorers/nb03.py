@@ -133,6 +133,21 @@ SCORES_7 = torch.tensor(
         [-2.0, 0.5, 1.0, 2.0, -1.0, 1.5, 0.5],
     ]
 )
+# A third, larger than the lesson's block_size of 8: a tril of block_size cut to [:T, :T] is right for the two above
+# only.
+SCORES_9 = torch.tensor(
+    [
+        [1.5, 2.0, -2.5, 0.0, 1.5, 2.5, -2.0, -2.0, -1.0],
+        [2.5, -2.0, 2.5, 2.5, 1.5, 3.0, 0.5, 1.0, 1.0],
+        [-0.5, 3.0, -0.5, -3.0, -1.5, 1.0, -2.5, -2.0, 3.0],
+        [1.0, 0.5, -0.5, 1.5, -1.5, -1.0, -2.5, -2.0, 3.0],
+        [-2.0, 2.0, -1.0, 1.0, 2.0, -2.0, 2.0, -1.5, -0.5],
+        [-3.0, -1.0, 2.5, 1.0, 2.5, -1.5, 2.0, 2.5, -1.5],
+        [-1.5, -2.5, -3.0, 2.0, 2.0, -1.0, 2.0, 1.0, -1.0],
+        [2.0, 1.0, 1.5, 1.5, -1.5, -0.5, -2.0, 1.0, -2.0],
+        [-1.0, -2.0, -3.0, -1.5, 1.5, 2.0, 0.5, 3.0, 0.0],
+    ]
+)
 
 # Samples (rows) of features (columns), each row and column on a scale of its own. The first is
 # square on purpose: a dropped keepdim then broadcasts silently instead of raising an error.
@@ -216,7 +231,7 @@ EXERCISES = (
     Exercise(
         name="masked_softmax_weights",
         reference=masked_softmax,
-        cases=((SCORES,), (SCORES_7,)),
+        cases=((SCORES,), (SCORES_7,), (SCORES_9,)),
         exact_zeros=ExactZeros(
             future,
             name="finite_mask",

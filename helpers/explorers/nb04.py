@@ -77,13 +77,13 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
 # positions. C stays far from T, and the table's rows from C, so that each slip of the slice gives a result of its own,
 # and slips with different causes (a slice one row off, C rows, the table's .T) raise different size clashes, which is
 # how a raising mistake is recognised (the table's .T and its columns clash alike, and share a hint).
-_DRAWN = seeded_randn(4, (2, 4, 7), (10, 7), (3, 7, 3), (11, 3))
+_DRAWN = seeded_randn(4, (2, 4, 7), (10, 7), (3, 7, 3), (11, 3), (2, 9, 5), (12, 5))  # the last T past block_size 8
 
 EXERCISES = (
     Exercise(
         name="add_positions",
         reference=lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]],
-        cases=(_DRAWN[:2], _DRAWN[2:]),
+        cases=(_DRAWN[:2], _DRAWN[2:4], _DRAWN[4:]),
         mistakes=(
             Mistake(
                 "whole_table",

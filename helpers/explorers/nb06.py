@@ -193,8 +193,10 @@ EXERCISES = (
         reference=_attend,
         # The random (7, 3) case comes first: with hou's one-hot x = eye(3), wei @ x is wei itself, so
         # returning wei and blending x could not be told apart there. Its sizes coincide nowhere (T = 7, T − 1 = 6,
-        # C = 3, head_size 5), nor do the batch's (T = 5, C = 8, head_size 3), so each size a slip uses shows.
-        cases=(_case(6, (7, 3), 5), HOU, _case(7, (2, 5, 8), 3)),
+        # C = 3, head_size 5), nor do the batch's (T = 5, C = 8, head_size 3), so each size a slip uses shows. The last
+        # (B = 3, T = 10, C = 4, head_size 6) is longer than the lesson's block_size of 8: a tril of block_size cut to
+        # [:T, :T] is right for the others only.
+        cases=(_case(6, (7, 3), 5), HOU, _case(7, (2, 5, 8), 3), _case(9, (3, 10, 4), 6)),
         explain=_explain_attend,
         mistakes=(
             Mistake(

@@ -92,10 +92,14 @@ def _explain_heads(got, expected, inputs, atol) -> str | None:
     return None
 
 
-def _case(seed: int, shape: tuple, n_head: int) -> tuple:
-    """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj."""
+def _case(seed: int, shape: tuple, n_head: int, zero_at: tuple | None = None) -> tuple:
+    """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj; with
+    `zero_at` (b, t), position t of sequence b all 0, so that its scores are exactly 0 (a mask picked by the scores'
+    values, tril(wei) == 0, hides them)."""
     C = shape[-1]
     wq, wk, wv, x, wp = seeded_randn(seed, *[(n_head, C, C // n_head)] * 3, shape, (C, C))
+    if zero_at is not None:
+        x[zero_at] = 0.0
     return x, wq * C**-0.5, wk * C**-0.5, wv * C**-0.5, _projection(wp * C**-0.5, shape[-2], n_head)
 
 
@@ -104,8 +108,11 @@ EXERCISES = (
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
         # head_size 10 and 4, never √C, n_head, B, T or T − 1, nor 8 (the lesson's head size): a slip that swaps or
-        # drops a transpose changes the shape, and a scale taken from the wrong size is wrong
-        cases=(_case(10, (5, 7, 40), 4), _case(11, (3, 6, 12), 3)),
+        # drops a transpose changes the shape, and a scale taken from the wrong size is wrong. The third (B = 4, T = 12,
+        # C = 10, 2 heads of 5) is longer than the lesson's block_size of 8 and than C (a tril of block_size, or of C,
+        # cut to [:T, :T] is right for the others only), and position 4 of its sequence 1 is all 0 (a mask picked by
+        # the scores' values, tril(wei) == 0, hides its scores of 0)
+        cases=(_case(10, (5, 7, 40), 4), _case(11, (3, 6, 12), 3), _case(12, (4, 12, 10), 2, zero_at=(1, 4))),
         explain=_explain_heads,
         mistakes=(
             Mistake(
