@@ -680,11 +680,13 @@ def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> boo
     return same_answer(outcome(mistake, fresh(inputs)), answer(exercise, inputs), exercise.atol)
 
 
-def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list = (0,)) -> Feedback:
+def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list | None = None) -> Feedback:
     """The feedback for an answer that cannot follow the size of its input: wrong for case `failed`, right for the
-    cases `right` (for case 0 and none given right, its shape, the first of `shapes`, is the same for every case)."""
+    cases `right` (case 0 unless given; for case 0 failed and none given, its shape, the first of `shapes`, is the
+    same for every case)."""
     wrong = size_of(exercise, exercise.cases[failed])
-    if failed or right != (0,):
+    right = [0] if right is None and failed else right
+    if right:
         what = f"right for {listed(size_of(exercise, exercise.cases[k]) for k in right)} but wrong for {wrong}"
     else:
         what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
@@ -782,10 +784,10 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     return True
 
 
-def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None, left_out=()) -> Feedback | None:
-    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not, naming none of the
-    mistakes `left_out`. `fn`, the answer, is traced only for a result in whole numbers, to tell whether a step
-    dropped fractions (without it, whole numbers always lead)."""
+def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) -> Feedback | None:
+    """None when the tensor `got` is right for this case; otherwise the Feedback that says why not. `fn`, the answer,
+    is traced for a wrong result, to tell whether a step dropped fractions (without it, whole numbers always lead,
+    and a store into them goes unseen)."""
     if got.dtype in SIGNIFICANT_DIGITS:
         return Feedback(
             False,
@@ -798,12 +800,12 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None, le
     dtype, got = got.dtype, as_float(got)
     if got.shape != expected.shape:
         wrong_shape = f"your result has shape {tuple(got.shape)}, but it should be {tuple(expected.shape)}."
-        return match_mistake(exercise, inputs, got, left_out) or Feedback(False, wrong_shape)
+        return match_mistake(exercise, inputs, got) or Feedback(False, wrong_shape)
     is_close = close(got, expected, exercise.atol)
     off_zero = not_exactly_zero(exercise, inputs, got)
     if is_close and not off_zero.any():
         return None
-    if matched := match_mistake(exercise, inputs, got, left_out):
+    if matched := match_mistake(exercise, inputs, got):
         return matched
     whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
     if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
@@ -952,13 +954,11 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
 
-def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor, left_out=()) -> Feedback | None:
-    """The Feedback of the first named mistake (but those `left_out`) whose result equals `got`, or None (a mistake
-    that would pass this case cannot be what made `got` fail it)."""
+def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
+    """The Feedback of the first named mistake whose result equals `got`, or None (a mistake that would pass this
+    case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
     for mistake in exercise.mistakes:
-        if mistake.name in left_out:
-            continue
         wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
         if (same_answer(wrong, expected, exercise.atol)
                 and not not_exactly_zero(exercise, inputs, as_float(wrong)).any()):
