@@ -2491,7 +2491,8 @@ def test_every_exercise_over_positions_has_a_case_longer_than_the_lessons_chunks
     for name in ("running_average", "causal_average_weights", "masked_softmax_weights", "add_positions", "attend",
                  "multi_head"):
         longest = max(positions(name, inputs) for inputs in EXERCISES[name].cases)
-        assert longest > LESSON_T, f"{name}: its longest case has T = {longest}"
+        assert longest > LESSON_T, (f"{name}: its longest case has T = {longest}; add one longer than {LESSON_T}, "
+                                    f"or an {LESSON_T} × {LESSON_T} mask from a lesson cell, cut to T, passes")
 
 
 def test_running_sums_kept_in_whole_numbers_fail_on_fractions():

@@ -692,8 +692,8 @@ def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list |
         what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
     return Feedback(
         False,
-        f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)) or remember an "
-        "earlier answer? Compute everything from the input it is given.",
+        f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)), take one from another cell "
+        "(a T or a tril of its own), or remember an earlier answer? Compute everything from the input it is given.",
         HARD_CODED,
     )
 

@@ -170,23 +170,10 @@ LONG = torch.tensor(
         [1.0, 6.0, 4.0],
     ]
 )
-# A third, longer than the lesson's block_size of 8 (a (8, 8) weight matrix typed in and cut to [:T, :T] is right for
-# the first two only), with halves among its whole numbers (sums kept in a whole-number tensor drop them; every sum
-# stays exact in float32).
-LONGER = torch.tensor(
-    [
-        [2.0, 7.0, 1.5],
-        [6.0, 4.0, 3.0],
-        [6.5, 5.0, 9.0],
-        [0.0, 8.0, 2.0],
-        [4.0, 1.5, 5.0],
-        [9.0, 3.0, 0.0],
-        [1.0, 6.0, 4.5],
-        [3.0, 2.0, 7.0],
-        [5.5, 9.0, 1.0],
-        [8.0, 0.0, 6.0],
-    ]
-)
+# A third, LONG with three more rows, longer than the lessons' chunks of 8 (an (8, 8) weight matrix from a lesson cell,
+# cut to [:T, :T], is right for the first two only), and a half added along its diagonal (sums kept in a tensor of
+# whole numbers drop it; every sum stays exact in float32).
+LONGER = torch.cat([LONG, torch.tensor([[3.0, 2.0, 7.0], [5.0, 9.0, 1.0], [8.0, 0.0, 6.0]])]) + 0.5 * torch.eye(10, 3)
 
 
 def reference_average(x: torch.Tensor) -> torch.Tensor:
