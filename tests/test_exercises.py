@@ -43,6 +43,7 @@ from helpers.exercises.core import (
     fresh,
     judge,
     judge_case,
+    outcome,
     random_words,
     size_of,
     torch_calls,
@@ -104,31 +105,35 @@ def test_at_least_two_cases_of_different_sizes(exercise):
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_no_two_differently_named_mistakes_look_alike(exercise):
-    """Each mistake is told apart by the first case the checker fails it on, and its result there."""
+    """Each mistake is told apart by the cases the checker fails it on: another mistake with another name may give
+    its result on the first of them (1/8 is 1/(2 · head_size) for a head size of 4), but then not on every other one,
+    since the checker names the mistake that gives the answer's result on the most failed cases."""
 
-    def signature(mistake):
+    def failed_cases(mistake):
+        failed = {}
         for number, inputs in enumerate(exercise.cases):
-            try:
-                got = mistake.wrong(*fresh(inputs))
-            except Exception as err:
-                return number, f"{type(err).__name__}: {err}"
-            if judge_case(exercise, inputs, got) is not None:  # the first case the checker fails it on
-                return number, got
-        raise AssertionError(f"{mistake.name} gives the right answer for every case")
+            got = outcome(mistake, fresh(inputs))
+            if isinstance(got, Exception):
+                failed[number] = f"{type(got).__name__}: {got}"
+            elif judge_case(exercise, inputs, got) is not None:
+                failed[number] = got
+        assert failed, f"{mistake.name} gives the right answer for every case"
+        return failed
+
+    def alike(result, other):
+        if isinstance(result, str) or isinstance(other, str):
+            return result == other
+        return result.shape == other.shape and torch.allclose(result.double(), other.double(), atol=exercise.atol,
+                                                              equal_nan=True)
 
     seen = []
     for mistake in exercise.mistakes:
-        number, result = signature(mistake)
-        for other, (other_number, other_result) in seen:
-            if other.name != mistake.name and number == other_number:
-                if isinstance(result, str) or isinstance(other_result, str):
-                    assert result != other_result, (mistake.name, other.name)
-                else:
-                    same = result.shape == other_result.shape and torch.allclose(
-                        result.double(), other_result.double(), atol=exercise.atol, equal_nan=True
-                    )
-                    assert not same, (mistake.name, other.name)
-        seen.append((mistake, (number, result)))
+        failed = failed_cases(mistake)
+        for other, other_failed in seen:
+            if other.name != mistake.name and min(failed) == min(other_failed):
+                assert not all(number in other_failed and alike(result, other_failed[number])
+                               for number, result in failed.items()), (mistake.name, other.name)
+        seen.append((mistake, failed))
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
@@ -2513,3 +2518,27 @@ def test_a_mask_picked_by_the_scores_values_fails_where_a_score_is_exactly_0():
 
     feedback = check("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, masked_by_value))
     assert feedback.passed is False, feedback.message
+
+
+@pytest.mark.parametrize("scale, mistake, words", [
+    (lambda q, k: 0.125, "typed_scale", "1/8 (1/√64) whatever the input"),  # 1/(2 · head_size) for a head size of 4
+    (lambda q, k: 1 / 4, "typed_scale", "1/4 (1/√16) whatever the input"),  # 1/head_size for a head size of 4
+    (lambda q, k: k.shape[-1] ** -1 / 2, "power_before_division", "1/(2 · head_size)"),
+    (lambda q, k: 1 / k.shape[-1], "scaled_by_d", "divided by head_size itself"),
+    (lambda q, k: k.shape[-1] ** -2, None, "the right ones times 0.12"),  # 1/16 for 4, as if typed in, but 1/64 for 8
+])
+def test_a_number_typed_in_is_told_apart_from_a_slip_it_equals_for_one_head_size(scale, mistake, words):
+    feedback = check("scaled_scores", lambda q, k: q @ k.transpose(-2, -1) * scale(q, k))
+    assert (feedback.passed, feedback.mistake) == (False, mistake) and words in feedback.message, feedback.message
+
+
+def test_a_loop_over_a_batch_size_typed_in_is_told_it_left_sequences_out():
+    def scaled_scores(q, k):
+        if q.dim() == 2:
+            return q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+        return torch.stack([q[b] @ k[b].transpose(-2, -1) * k.shape[-1] ** -0.5 for b in range(1)])
+
+    feedback = check("scaled_scores", scaled_scores)
+    assert feedback.passed is False and feedback.mistake == HARD_CODED, feedback.message
+    assert "the first sequence of this batch of 2 and none for the others" in feedback.message
+    assert "range(1)" in feedback.message

@@ -101,12 +101,15 @@ class Mistake:
 
     Several mistakes may share a name (two ways to make one error); each keeps a hint of its own.
     A `wrong` that raises is matched by a learner function raising the same exception with the
-    same message (e.g. the size clash of a missing transpose).
+    same message (e.g. the size clash of a missing transpose). `every_case`: the hint speaks of every
+    input (a number typed in), so the mistake is named only where it gives what the answer gave on
+    every case the answer fails.
     """
 
     name: str
     wrong: Callable
     hint: str
+    every_case: bool = False
 
 
 @dataclass(frozen=True)
@@ -259,6 +262,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
     number, first, got = failures[0]
+    if any(m.name == first.mistake for m in exercise.mistakes):
+        first = fits_most_failures(exercise, failures, first, fn)
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
     elif any(m.name == first.mistake for m in exercise.mistakes):
@@ -414,6 +419,8 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
     if got is not None and (words := unwritten_sequences(as_float(got), answer(exercise, inputs), exercise.atol)):
         return after_right_cases(exercise, number, Feedback(False, words))
+    if got is not None and (words := sequences_left_out(as_float(got), answer(exercise, inputs), exercise.atol)):
+        return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
     if right_one_sequence_at_a_time(exercise, fn, inputs):
         batch = tuple(inputs[0].shape)
         return Feedback(
@@ -764,6 +771,19 @@ def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
     return lead + explain_difference(as_float(got), expected, exercise.atol, takes_softmax(exercise, one))
 
 
+def sequences_left_out(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
+    """Words for a batch's answer that holds the first sequences' right answers and none for the others (a loop over
+    range(2) typed in, say); else None."""
+    n = got.shape[0] if got.dim() == expected.dim() >= 3 else None
+    if n is None or n >= expected.shape[0] or not same_answer(got, expected[:n], atol):
+        return None
+    first = "first sequence" if n == 1 else f"first {n} sequences"
+    return (f"your result holds the right answers for the {first} of this batch of {expected.shape[0]} and none for "
+            f"the others: does a loop over the batch stop at a number typed in (range({n}))? Count from the input, "
+            "range(x.shape[0]), or leave the loop out: written with dimensions counted from the end (transpose(-2, "
+            "-1), softmax(dim=-1)), each step handles every sequence of a batch at once.")
+
+
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     """Whether `fn`, wrong for a batched case (first input of 3 or more dimensions), is right for each of
     its sequences alone: every input shaped like the first up to its last dimension (x, or q and k) is cut along
@@ -955,19 +975,47 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     return ""
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
-    """The Feedback of the first named mistake whose result equals `got`, or None (a mistake that would pass this
-    case cannot be what made `got` fail it)."""
+    """The Feedback of the first named mistake whose result equals `got` (float64), or None."""
+    mistake = next((m for m in exercise.mistakes if gives(exercise, m, inputs, got)), None)
+    return None if mistake is None else Feedback(False, mistake.hint, mistake.name)
+
+
+def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor) -> bool:
+    """Whether `mistake` returns `got` (float64) on `inputs`, exact zeros in the same places (a mistake that would pass
+    this case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
-    for mistake in exercise.mistakes:
-        wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
-        if (same_answer(wrong, expected, exercise.atol)
-                and not not_exactly_zero(exercise, inputs, as_float(wrong)).any()):
-            continue
-        if same_answer(wrong, got, exercise.atol) and torch.equal(
-            not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong))
-        ):
-            return Feedback(False, mistake.hint, mistake.name)
-    return None
+    wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
+    if same_answer(wrong, expected, exercise.atol) and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
+        return False
+    return same_answer(wrong, got, exercise.atol) and torch.equal(
+        not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong)))
+
+
+def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn) -> Feedback:
+    """Of the named mistakes that give what the answer gave on its first failed case, the one that also gives it on
+    the most of its later failed cases (`first`, the first one named there, on a tie), leaving out those whose hint
+    speaks of every input (`every_case`) but that miss one of them. A number typed in can look like a slip on one size
+    (1/8 is 1/(2 · head_size) for a head size of 4) and unlike it on another, where the slip follows the size and the
+    number does not. Where only such mistakes fit, the case is judged again without them.
+    `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
+    (number, _, got), *later = failures
+    if got is None:
+        return first
+    inputs = exercise.cases[number]
+    named = [m for m in exercise.mistakes if gives(exercise, m, inputs, as_float(got))]
+    if not named:  # `first` was named by a cause of its own (an exact 0 missed), not by a mistake's result
+        return first
+    later = [(exercise.cases[k], as_float(returned)) for k, _, returned in later if returned is not None]
+
+    def fits_later(mistake: Mistake) -> int:
+        return sum(gives(exercise, mistake, case, returned) for case, returned in later)
+
+    kept = [m for m in named if not m.every_case or fits_later(m) == len(later)]
+    if not kept:
+        others = tuple(m for m in exercise.mistakes if m not in named)
+        return judge_case(dataclasses.replace(exercise, mistakes=others), inputs, got, fn)
+    best = max(kept, key=fits_later)
+    return first if best is named[0] else Feedback(False, best.hint, best.name)
 
 
 def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> torch.Tensor:

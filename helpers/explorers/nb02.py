@@ -183,6 +183,13 @@ EXERCISES = (
                 "each row's sum, tril.sum(1, keepdim=True).",
             ),
             Mistake(
+                "counted_from_0",
+                lambda T: tril(T) / torch.arange(T).unsqueeze(1).clamp(min=1),
+                "row i gives 1/i, not 1/(i + 1), so row 1 sums to 2: torch.arange(T) counts 0…T − 1, but row i sees "
+                "i + 1 positions (a clamp that keeps row 0 from dividing by 0 hides the slip there only). Divide by "
+                "torch.arange(1, T + 1).unsqueeze(1), or by each row's sum, tril.sum(1, keepdim=True).",
+            ),
+            Mistake(
                 "rows_of_length_1",
                 lambda T: torch.nn.functional.normalize(tril(T), dim=1),
                 "each row has length 1, not sum 1: F.normalize divides by the row's length, √(sum of squares), "

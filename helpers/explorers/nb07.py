@@ -65,6 +65,24 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
 
 # ---- Your turn: the scaled scores q kᵀ / √head_size ------------------------------------------------------------------
 
+# Head sizes a learner may type in or find in another cell: the lesson's chunks of 8, notebook 05's head_size = 16, the
+# models' n_embd = 32, this notebook's √64 = 8, and its loops' and explorer's 256 and 1024.
+TYPED_HEAD_SIZES = (8, 16, 32, 64, 256, 1024)
+
+
+def scaled_by_typed_size(q: torch.Tensor, k: torch.Tensor, n: int) -> torch.Tensor:
+    """q kᵀ / √n, whatever the head size of q and k."""
+    return scores(q, k, scaled=False) * n**-0.5
+
+
+def typed_scale_hint(n: int) -> str:
+    """The hint for scores scaled by 1/√n whatever the input's head size."""
+    root = math.isqrt(n)
+    scale = f"1/{root} (1/√{n})" if root * root == n else f"1/√{n} ({n ** -0.5:.3f})"
+    return (f"you scaled by {scale} whatever the input: a head size of {n} typed in, or taken from another cell (a "
+            "head_size of its own), where this function's head size is its input's, k.shape[-1] (4, then 8, in the "
+            "checks). Scale by k.shape[-1] ** -0.5.")
+
 
 EXERCISES = (
     Exercise(
@@ -148,6 +166,8 @@ EXERCISES = (
                 "two dimensions first, k.transpose(-2, -1) (transpose(-2, 1) swaps them for one sequence only: on a "
                 "batch it swaps dimension 1 with itself).",
             ),
+            *(Mistake("typed_scale", partial(scaled_by_typed_size, n=n), typed_scale_hint(n), every_case=True)
+              for n in TYPED_HEAD_SIZES),
         ),
     ),
 )
