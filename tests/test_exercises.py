@@ -2524,8 +2524,9 @@ def test_a_mask_picked_by_the_scores_values_fails_where_a_score_is_exactly_0():
 
 
 @pytest.mark.parametrize("scale, mistake, words", [
-    (lambda q, k: 0.125, "typed_scale", "1/8 (1/√64) whatever the input"),  # 1/(2 · head_size) for a head size of 4
-    (lambda q, k: 1 / 4, "typed_scale", "1/4 (1/√16) whatever the input"),  # 1/head_size for a head size of 4
+    # 1/8 is 1/(2 · head_size) and 1/4 is 1/head_size for a head size of 4; neither for 8
+    (lambda q, k: 0.125, "typed_scale", "1/8 whatever the input: a number typed in (8 is √64"),
+    (lambda q, k: 1 / 4, "typed_scale", "1/4 whatever the input: a number typed in (4 is √16"),
     (lambda q, k: k.shape[-1] ** -1 / 2, "power_before_division", "1/(2 · head_size)"),
     (lambda q, k: 1 / k.shape[-1], "scaled_by_d", "divided by head_size itself"),
     (lambda q, k: k.shape[-1] ** -2, None, "the right ones times 0.12"),  # 1/16 for 4, as if typed in, but 1/64 for 8

@@ -78,10 +78,12 @@ def scaled_by_typed_size(q: torch.Tensor, k: torch.Tensor, n: int) -> torch.Tens
 def typed_scale_hint(n: int) -> str:
     """The hint for scores scaled by 1/√n whatever the input's head size."""
     root = math.isqrt(n)
-    scale = f"1/{root} (1/√{n})" if root * root == n else f"1/√{n} ({n ** -0.5:.3f})"
-    return (f"you scaled by {scale} whatever the input: a head size of {n} typed in, or taken from another cell (a "
-            "head_size of its own), where this function's head size is its input's, k.shape[-1] (4, then 8, in the "
-            "checks). Scale by k.shape[-1] ** -0.5.")
+    if root * root == n:
+        what = f"1/{root} whatever the input: a number typed in ({root} is √{n}, for a head size of {n})"
+    else:
+        what = f"1/√{n} ({n ** -0.5:.3f}) whatever the input: a head size of {n} typed in"
+    return (f"you scaled by {what}, or a head_size taken from another cell. This function's head size is its input's "
+            "own, k.shape[-1] (4, then 8, in the checks): scale by k.shape[-1] ** -0.5.")
 
 
 EXERCISES = (
