@@ -419,14 +419,14 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
     if got is not None and (words := unwritten_sequences(as_float(got), answer(exercise, inputs), exercise.atol)):
         return after_right_cases(exercise, number, Feedback(False, words))
-    if got is not None and (words := sequences_left_out(as_float(got), answer(exercise, inputs), exercise.atol)):
+    if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
         return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
     if right_one_sequence_at_a_time(exercise, fn, inputs):
-        batch = tuple(inputs[0].shape)
+        batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
         return Feedback(
             False,
             f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
-            "input: count sizes from the end (x.shape[-2]; x.shape[0] and len(x) count the batch, not the "
+            f"input: count sizes from the end ({x}.shape[-2]; {x}.shape[0] and len({x}) count the batch, not the "
             "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T reverses "
             "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
             ONE_SEQUENCE,
@@ -771,17 +771,19 @@ def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
     return lead + explain_difference(as_float(got), expected, exercise.atol, takes_softmax(exercise, one))
 
 
-def sequences_left_out(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
+def sequences_left_out(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
     """Words for a batch's answer that holds the first sequences' right answers and none for the others (a loop over
     range(2) typed in, say); else None."""
+    expected = answer(exercise, inputs)
     n = got.shape[0] if got.dim() == expected.dim() >= 3 else None
-    if n is None or n >= expected.shape[0] or not same_answer(got, expected[:n], atol):
+    if n is None or n >= expected.shape[0] or not same_answer(got, expected[:n], exercise.atol):
         return None
     first = "first sequence" if n == 1 else f"first {n} sequences"
+    given = reference_parameters(exercise, 1)[0]
     return (f"your result holds the right answers for the {first} of this batch of {expected.shape[0]} and none for "
             f"the others: does a loop over the batch stop at a number typed in (range({n}))? Count from the input, "
-            "range(x.shape[0]), or leave the loop out: written with dimensions counted from the end (transpose(-2, "
-            "-1), softmax(dim=-1)), each step handles every sequence of a batch at once.")
+            f"range({given}.shape[0]), or leave the loop out: written with dimensions counted from the end "
+            "(transpose(-2, -1), softmax(dim=-1)), each step handles every sequence of a batch at once.")
 
 
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:

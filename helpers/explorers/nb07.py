@@ -75,24 +75,28 @@ def scaled_by_typed_size(q: torch.Tensor, k: torch.Tensor, n: int) -> torch.Tens
     return scores(q, k, scaled=False) * n**-0.5
 
 
+# Seeded q and k of shape (…, T, head_size), with T, T − 1 and head_size apart so every mistake shows, and 8 as a head
+# size, whose square root is no whole number, so that one rounded to a whole number shows too.
+CASES = (seeded_randn(7, (6, 4), (6, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8)))
+
+
 def typed_scale_hint(n: int) -> str:
-    """The hint for scores scaled by 1/√n whatever the input's head size."""
+    """The hint for scores scaled by 1/√n whatever the input's head size (CASES' head sizes quoted)."""
     root = math.isqrt(n)
     if root * root == n:
         what = f"1/{root} whatever the input: a number typed in ({root} is √{n}, for a head size of {n})"
     else:
         what = f"1/√{n} ({n ** -0.5:.3f}) whatever the input: a head size of {n} typed in"
+    checked = ", then ".join(str(k.shape[-1]) for _, k in CASES)
     return (f"you scaled by {what}, or a head_size taken from another cell. This function's head size is its input's "
-            "own, k.shape[-1] (4, then 8, in the checks): scale by k.shape[-1] ** -0.5.")
+            f"own, k.shape[-1] ({checked}, in the checks): scale by k.shape[-1] ** -0.5.")
 
 
 EXERCISES = (
     Exercise(
         name="scaled_scores",
         reference=lambda q, k: scores(q, k, scaled=True),
-        # Seeded q and k of shape (…, T, head_size), with T, T − 1 and head_size apart so every mistake shows, and 8
-        # as a head size, whose square root is no whole number, so that one rounded to a whole number shows too.
-        cases=(seeded_randn(7, (6, 4), (6, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8))),
+        cases=CASES,
         explain=partial(explain_scores, scale="the scale is head_size ** -0.5, with head_size = k.shape[-1]"),
         mistakes=(
             Mistake(
