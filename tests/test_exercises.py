@@ -1183,7 +1183,11 @@ def test_a_result_never_filled_in_is_told_so(exercise):
     ("attention_scores", lambda q, k: q @ k.mT / q.shape[-2] ** 0.5,
      "the right ones times 0.5: return q @ kᵀ unscaled"),
     ("scaled_scores", lambda q, k: q @ k.mT / (q.shape[-2] * k.shape[-1]) ** 0.5,
-     "the right ones times 0.41: the scale is head_size ** -0.5"),
+     "the right ones times 0.41: you scaled by 1/√24 (0.204), but this input's head size, k.shape[-1], is 4, so its "
+     "scale is 1/√4 (0.5)"),
+    ("scaled_scores", lambda q, k: q @ k.mT / 128 ** 0.5,  # a head size no named mistake types in
+     "the right ones times 0.18: you scaled by 1/√128 (0.0884), but this input's head size"),
+    ("scaled_scores", lambda q, k: q @ k.mT * 0.35, "the right ones times 0.7: you scaled by 0.35, but"),
 ])
 def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, said):
     feedback = check(name, fn)

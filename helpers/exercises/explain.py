@@ -148,10 +148,10 @@ def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, at
     return None
 
 
-def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float, *, scale: str) -> str | None:
+def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float, *, scale) -> str | None:
     """A wrong (…, T, T) score matrix that a mask, a softmax, a transpose or a scale changed, in words (the past and
-    present compared within `atol`); `scale` is the sentence that says what the right scale is. None when it is none
-    of these."""
+    present compared within `atol`); `scale` is the sentence that says what the right scale is, or a function of the
+    factor found and the inputs that writes it. None when it is none of these."""
     future = future_mask(got.shape[-1])
     filled = got[..., future]
     one_value = filled.numel() > 0 and bool((filled == filled.flatten()[0]).all())
@@ -166,4 +166,6 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, ato
         return ("your scores are the right ones transposed (k @ qᵀ, say): a row is the position asking, by its query, "
                 "and a column the position asked, by its key, so the query comes first: q @ k.transpose(-2, -1).")
     factor = scaled_by(got, expected)
-    return None if factor is None else f"your scores are the right ones times {fmt(factor)}: {scale}."
+    if factor is None:
+        return None
+    return f"your scores are the right ones times {fmt(factor)}: {scale(factor, inputs) if callable(scale) else scale}."

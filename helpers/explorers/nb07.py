@@ -92,12 +92,28 @@ def typed_scale_hint(n: int) -> str:
             f"own, k.shape[-1] ({checked}, in the checks): scale by k.shape[-1] ** -0.5.")
 
 
+def scale_name(value: float, most: int = 4096) -> str:
+    """A scale as a learner may have written it: "1/√128 (0.0884)", "1/10 (0.1)", or the number alone (0.35)."""
+    for n in range(2, most + 1):
+        for scale, words in ((1 / n, f"1/{n}"), (n**-0.5, f"1/√{n}")):
+            if math.isclose(value, scale, rel_tol=1e-5):
+                return f"{words} ({value:.3g})"
+    return f"{value:.3g}"
+
+
+def scale_used(factor, inputs: tuple) -> str:
+    """What scores `factor` times the right ones were scaled by, beside the scale of the input's own head size."""
+    head_size = inputs[1].shape[-1]
+    return (f"you scaled by {scale_name(float(factor) * head_size**-0.5)}, but this input's head size, k.shape[-1], "
+            f"is {head_size}, so its scale is 1/√{head_size} ({head_size**-0.5:.3g}): scale by k.shape[-1] ** -0.5")
+
+
 EXERCISES = (
     Exercise(
         name="scaled_scores",
         reference=lambda q, k: scores(q, k, scaled=True),
         cases=CASES,
-        explain=partial(explain_scores, scale="the scale is head_size ** -0.5, with head_size = k.shape[-1]"),
+        explain=partial(explain_scores, scale=scale_used),
         mistakes=(
             Mistake(
                 "forgot_scale",
