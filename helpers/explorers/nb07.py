@@ -105,7 +105,7 @@ def scale_used(factor, inputs: tuple) -> str:
     """What scores `factor` times the right ones were scaled by, beside the scale of the input's own head size."""
     head_size = inputs[1].shape[-1]
     return (f"you scaled by {scale_name(float(factor) * head_size**-0.5)}, but this input's head size, k.shape[-1], "
-            f"is {head_size}, so its scale is 1/√{head_size} ({head_size**-0.5:.3g}): scale by k.shape[-1] ** -0.5")
+            f"is {head_size}, so its scale is 1/√{head_size} ({head_size**-0.5:.3g}). Scale by k.shape[-1] ** -0.5")
 
 
 EXERCISES = (
