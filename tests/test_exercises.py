@@ -363,7 +363,25 @@ def test_the_exact_zero_rule_prints_the_tiny_weight_itself():
         lambda T: torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1)[:, None] + 5e-5 * torch.ones(T, T).triu(1),
     )
     assert feedback.mistake == "not_exactly_zero"
-    assert "row 0 gives position 1 the weight 5e-05" in feedback.message
+    assert "every weight that must be exactly 0 is 5e-05, one number in every such place" in feedback.message
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("masked_softmax_weights", lambda s: F.softmax(s.masked_fill(torch.ones_like(s).triu(1) > 0, float("-inf")),
+                                                   dim=-1).clamp(min=1e-9)),
+    ("causal_average_weights", lambda T: (torch.tril(torch.ones(T, T)) / torch.arange(1, T + 1)[:, None]).clamp(1e-6)),
+])
+def test_a_step_that_lifts_the_exact_zeros_after_they_were_made_is_told_so_not_to_change_the_mask(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and "a step after the zeros were made (a clamp" in feedback.message, (
+        feedback.message)
+    assert "float('-inf')" not in feedback.message
+
+
+def test_a_finite_mask_still_varies_in_the_future_and_is_told_it_is_finite():
+    feedback = check("masked_softmax_weights",
+                     lambda s: F.softmax(s.masked_fill(torch.ones_like(s).triu(1) > 0, -20.0), dim=-1))
+    assert feedback.passed is False and "one number in every such place" not in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize("value", [-10.0, -20.0, -1e4, -1e3])
@@ -2550,3 +2568,39 @@ def test_a_loop_over_a_batch_size_typed_in_is_told_it_left_sequences_out():
     assert feedback.passed is False and feedback.mistake == HARD_CODED, feedback.message
     assert "the first sequence of this batch of 2 and none for the others" in feedback.message
     assert "range(1)" in feedback.message and "range(q.shape[0])" in feedback.message  # the exercise's own input
+
+
+def test_a_result_that_is_the_input_unchanged_is_told_so():
+    def running_average(x):
+        out = torch.zeros_like(x)
+        for t in range(x.shape[0]):
+            out[t] = x[: t + 1].mean(0)
+        return x  # the loop is right; the wrong tensor is returned
+
+    feedback = check("running_average", running_average)
+    assert feedback.passed is False and "your result is the input x itself, unchanged" in feedback.message, (
+        feedback.message)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.flip(0).cumsum(0).flip(0) / torch.arange(1, x.shape[0] + 1)[:, None],  # sums of the future, ÷ t + 1
+    lambda x: torch.stack([x[: t + 2].sum(0) / (t + 1) for t in range(x.shape[0])]),  # one row ahead, ÷ t + 1
+])
+def test_a_running_average_of_the_future_is_told_it_reads_the_future_not_to_fix_row_0(fn):
+    feedback = check("running_average", fn)
+    assert feedback.passed is False and feedback.mistake == "future_leak", feedback.message
+    assert "row 0 should be x[0] itself" not in feedback.message
+
+
+def test_scores_that_lose_the_batch_are_told_so_not_that_a_size_is_typed_in():
+    feedback = check("scaled_scores", lambda q, k: torch.einsum("...td,...sd->ts", q, k) / math.sqrt(k.shape[-1]))
+    assert feedback.passed is False and feedback.mistake == "one_sequence_only", feedback.message
+
+
+def test_a_table_cut_to_a_size_typed_in_is_not_told_its_slice_is_one_row_short():
+    def add_positions(tok_emb, pos_table):
+        T = min(tok_emb.shape[1], 8)  # the lesson's block_size typed in: right for T = 4 and 7, raises at 9
+        return tok_emb + pos_table[:T]
+
+    feedback = check("add_positions", add_positions)
+    assert feedback.passed is False and feedback.mistake == "hard_coded", feedback.message

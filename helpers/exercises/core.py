@@ -412,16 +412,18 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     """A first failure that no named mistake explains: a size carried over from an earlier case, a random result, a
     loop over the batch that skips sequences, a batch handled as one sequence, a softmax left out, a result that reads
     the future, or else the case's own reason, naming its input when an earlier one was right."""
-    if replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes):
-        return hard_coded(exercise, number, shapes)
     inputs = exercise.cases[number]
+    # Right for each sequence alone: the batch is mishandled, even where the result has an earlier case's shape
+    one_at_a_time = right_one_sequence_at_a_time(exercise, fn, inputs)
+    if not one_at_a_time and (replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes)):
+        return hard_coded(exercise, number, shapes)
     if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
         return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
     if got is not None and (words := unwritten_sequences(as_float(got), answer(exercise, inputs), exercise.atol)):
         return after_right_cases(exercise, number, Feedback(False, words))
     if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
         return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
-    if right_one_sequence_at_a_time(exercise, fn, inputs):
+    if one_at_a_time:
         batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
         return Feedback(
             False,
@@ -443,7 +445,7 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             "F.softmax(wei, dim=-1), and only then use them.",
             NO_SOFTMAX,
         )
-    elif (same_shape and only_told_where_it_differs(exercise, inputs, got, verdict)
+    elif (same_shape and verdict.mistake is None and "future" not in verdict.message  # words that miss the future
           and not strays_to_infinity(got, expected)  # a change cannot be told through ±∞ and NaN
           and lets_the_future_in(exercise, fn, inputs)):
         verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
@@ -654,13 +656,16 @@ def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, 
     """A named mistake that case `number` matched, where the cases `right` (earlier or later) were right. If that
     mistake's result would have been wrong on one of those with as many dimensions, the learner did not make it:
     their answer follows the size of some inputs only (÷ 2 typed in, say, which is ÷ √n_head for 4 heads and right
-    for a head size of 4). Else, and for a size clash (`raised`: sizes read from the wrong dimension clash only when
-    the two differ), the hint stands, naming the sizes that were right before it (a batch's extra dimension turns
-    dim=1 into another dimension, and so the mistake)."""
+    for a head size of 4). So does an answer that raises (`raised`) where the mistake raises on those cases too (a
+    slice one row short, against a table cut to a size typed in). Else, and for any other size clash (sizes read from
+    the wrong dimension clash only when the two differ), the hint stands, naming the sizes that were right before it
+    (a batch's extra dimension turns dim=1 into another dimension, and so the mistake)."""
     named = [m for m in exercise.mistakes if m.name == verdict.mistake]
     alike = [k for k in right if dimensions(exercise.cases[k]) == dimensions(exercise.cases[number])]
     fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
-    if alike and not raised and not fits_them:
+    # A slip that raises on the cases the answer got right as well (a slice one row short) is not what it did
+    raises_on_them = all(isinstance(outcome(m, fresh(exercise.cases[k])), Exception) for m in named for k in alike)
+    if alike and not fits_them and (not raised or raises_on_them):
         return hard_coded(exercise, number, right=alike)
     return after_right_cases(exercise, number, verdict)
 
@@ -827,6 +832,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
     off_zero = not_exactly_zero(exercise, inputs, got)
     if is_close and not off_zero.any():
         return None
+    if is_close and (lifted := lifted_zeros(exercise, inputs, got)):
+        return lifted
     if matched := match_mistake(exercise, inputs, got):
         return matched
     whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
@@ -856,6 +863,11 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
             f"is exactly 0 must be exactly 0, so {exercise.exact_zeros.fix}",
             exercise.exact_zeros.name,
         )
+    first = inputs[0]
+    if torch.is_tensor(first) and first.shape == got.shape and torch.equal(got, as_float(first)):
+        given = reference_parameters(exercise, 1)[0]
+        return Feedback(False, f"your result is the input {given} itself, unchanged: does your function return {given} "
+                               "where it should return the tensor it computed?")
     if not got.any():  # in every exercise: a result that was never filled in
         return Feedback(False, "every entry of your result is 0: was a tensor never filled in (an == typed where an = "
                                "was meant, say)?")
@@ -867,6 +879,22 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
     note = (f" (Your result is also in whole numbers, {dtype}, which cannot hold fractions: keep it in floats.)"
             if whole else "")
     return Feedback(False, (hint or generic_words(exercise, inputs, got)) + note)
+
+
+def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
+    """For `got` right within the tolerance: a Feedback when every entry that must be exactly 0 holds one and the same
+    number instead (a clamp or an epsilon after the zeros were made; a finite mask leaves numbers that differ)."""
+    zeros = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
+    values = got[zeros]
+    if values.numel() < 2 or values[0] == 0 or not (values == values[0]).all():
+        return None
+    return Feedback(
+        False,
+        f"every weight that must be exactly 0 is {fmt(values[0])}, one number in every such place: a step after the "
+        "zeros were made (a clamp, an epsilon added, smoothing) puts it there. Leave that step out, so that those "
+        "weights stay exactly 0.",
+        exercise.exact_zeros.name,
+    )
 
 
 def typed_size_advice(exercise: Exercise, number: int) -> str:
