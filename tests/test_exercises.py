@@ -975,7 +975,7 @@ def test_a_numerically_naive_masked_softmax_is_told_what_underflows(fn):
     feedback = check("masked_softmax_weights", fn)
     assert feedback.passed is False and "hard-code" not in feedback.message, feedback.message
     assert feedback.message.startswith("for a (7, 7) input (a (5, 5) input was right), row 2 contains NaN")
-    assert "e^x rounds to 0" in feedback.message and "subtracts each row's largest score" in feedback.message
+    assert "e^x rounds to 0" in feedback.message and "subtract each row's largest visible score" in feedback.message
 
 
 def test_a_masked_softmax_by_hand_with_the_max_shift_passes():
@@ -2550,7 +2550,7 @@ def test_a_mask_picked_by_the_scores_values_fails_where_a_score_is_exactly_0():
     (lambda q, k: 0.125, "typed_scale", "1/8 whatever the input: a number typed in (8 is √64"),
     (lambda q, k: 1 / 4, "typed_scale", "1/4 whatever the input: a number typed in (4 is √16"),
     (lambda q, k: k.shape[-1] ** -1 / 2, "power_before_division", "1/(2 · head_size)"),
-    (lambda q, k: 1 / k.shape[-1], "scaled_by_d", "divided by head_size itself"),
+    (lambda q, k: 1 / k.shape[-1], "scaled_by_d", "by head_size itself, or by head_size ** -0.5 twice"),
     (lambda q, k: k.shape[-1] ** -2, None, "the right ones times 0.12"),  # 1/16 for 4, as if typed in, but 1/64 for 8
 ])
 def test_a_number_typed_in_is_told_apart_from_a_slip_it_equals_for_one_head_size(scale, mistake, words):
@@ -2604,3 +2604,51 @@ def test_a_table_cut_to_a_size_typed_in_is_not_told_its_slice_is_one_row_short()
 
     feedback = check("add_positions", add_positions)
     assert feedback.passed is False and feedback.mistake == "hard_coded", feedback.message
+
+
+def test_parameters_named_in_another_order_but_used_by_position_pass_with_a_note():
+    def attention_scores(k, q):  # the first input is q whatever it is called: right, but misleading to read
+        return k @ q.transpose(-2, -1)
+
+    feedback = check("attention_scores", attention_scores)
+    note = "Note: `attention_scores` takes (k, q), but the inputs come in the order (q, k)"
+    assert feedback.passed is True and note in feedback.message, feedback.message
+
+
+def test_multi_head_computed_without_a_gradient_is_told_a_model_could_not_learn():
+    def multi_head(x, wq, wk, wv, proj):
+        with torch.no_grad():  # as in notebook 10's cells that only look
+            return proj(torch.cat(right_heads(x, wq, wk, wv, wq.shape[-1]), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and "carries no gradient" in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("scaled_scores", lambda q, k: (q * k.shape[-1] ** -0.5) @ k.mT * k.shape[-1] ** -0.5),  # q scaled, then the scores
+    ("multi_head", lambda x, wq, wk, wv, proj: proj(torch.cat([F.scaled_dot_product_attention(
+        x @ wq[h] * wq.shape[-1] ** -0.5, x @ wk[h], x @ wv[h], is_causal=True) for h in range(len(wq))], dim=-1))),
+])
+def test_a_scale_taken_twice_is_told_it_may_be_twice_not_only_head_size_itself(name, fn):
+    feedback = check(name, fn)
+    assert feedback.passed is False and "by head_size ** -0.5 twice" in feedback.message, feedback.message
+    assert "scaled_dot_product_attention, which scales by it itself" in feedback.message
+
+
+def test_a_block_that_drops_the_heads_result_is_told_to_let_the_next_line_read_it():
+    def block_forward(x, ln1, heads, ln2, ffwd):
+        y = x + heads(ln1(x))  # kept under another name, then lost: the next line reads x again
+        y = x + ffwd(ln2(x))
+        return y
+
+    feedback = check("block_forward", block_forward)
+    assert feedback.passed is False and "is lost when the next line reads x again" in feedback.message, (
+        feedback.message)
+
+
+def test_a_numpy_round_trip_on_inputs_with_a_gradient_is_told_to_stay_in_torch():
+    def multi_head(x, wq, wk, wv, proj):
+        return proj(torch.from_numpy(x.numpy()) @ wq[0])
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and "Compute with torch from start to end" in feedback.message, feedback.message

@@ -207,9 +207,14 @@ def judge(exercise: Exercise, fn) -> Feedback:
     printed = CappedOutput()
     try:
         with contextlib.redirect_stdout(printed):
-            return judge_cases(exercise, fn, label)
+            verdict = judge_cases(exercise, fn, label)
     finally:
         printed.show()
+    if swapped := swapped_names(exercise, fn, label):
+        if verdict.passed:  # right by position: the names only mislead whoever reads the code
+            return Feedback(True, f"{verdict.message} Note: {swapped}")
+        return Feedback(False, swapped)
+    return verdict
 
 
 def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
@@ -963,6 +968,9 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     if isinstance(err, ValueError) and reads_a_shape and "too many values to unpack (expected 2" in text:
         return (" The input here has a batch in front, (B, T, C): unpack from the end, T, C = x.shape[-2:], so "
                 "that the code works with and without a batch.")
+    if "numpy() on Tensor that requires grad" in text:
+        return (" The inputs carry a gradient, as a model's do, and a NumPy array carries none (nor would a "
+                ".detach()ed copy): the layers before it could not learn. Compute with torch from start to end.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
     if isinstance(err, IndexError):
@@ -1083,7 +1091,7 @@ class CappedOutput(io.StringIO):
 
 
 def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
-    """A sentence when `fn` cannot take the case's inputs as they come (too many, too few, or in another order)."""
+    """A sentence when `fn` cannot take the case's inputs as they come (too many or too few, or some by name only)."""
     count = len(exercise.cases[0])
     wanted = reference_parameters(exercise, count)
     try:
@@ -1101,11 +1109,23 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
         inputs = "one input" if count == 1 else f"{count} inputs"
         return (f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes "
                 f"({', '.join(signature.parameters)}): change its first line, `def {label}(...)`.")
-    names = list(signature.parameters)[:count]
-    if sorted(names) == sorted(wanted) and names != wanted:
-        return (f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): change "
-                f"its first line, `def {label}({', '.join(wanted)})`.")
     return None
+
+
+def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
+    """A sentence when `fn`'s parameters are the reference's names in another order (def f(k, q) for (q, k)): the
+    inputs still come by position, so the answer is judged as it stands and the sentence is told either way."""
+    count = len(exercise.cases[0])
+    wanted = reference_parameters(exercise, count)
+    try:
+        names = list(inspect.signature(fn).parameters)[:count]
+    except (TypeError, ValueError):
+        return None
+    if sorted(names) != sorted(wanted) or names == wanted:
+        return None
+    return (f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): its first "
+            f"input is {wanted[0]}, whatever you call it. Name them in that order, `def {label}({', '.join(wanted)})`, "
+            "and check that each line uses the one it means.")
 
 
 def reference_parameters(exercise: Exercise, count: int) -> list[str]:

@@ -194,8 +194,10 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
             way = "rounds to 0, so the row sums to 0 and 0/0" if spread[row] < low else "overflows, and inf/inf"
             return (
                 f"row {row} contains NaN: its visible scores are about {fmt(visible_top[row])}, where e^x {way} is "
-                "NaN in float32. Mask the future with −∞ and use torch.softmax(..., dim=-1), which subtracts each "
-                "row's largest score first (shift invariance), so that score becomes e⁰ = 1 and the sum stays sound."
+                "NaN in float32. Mask the future with −∞ first, then subtract each row's largest visible score (the "
+                "largest after the mask: the future's may be far larger) before e^x, or use torch.softmax(..., "
+                "dim=-1) on the masked scores, which does that (shift invariance), so that score becomes e⁰ = 1 and "
+                "the sum stays sound."
             )
     sums = got.sum(-1)
     for row in ((sums - 1).abs() > atol).nonzero().flatten().tolist():

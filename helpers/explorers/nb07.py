@@ -124,8 +124,10 @@ EXERCISES = (
             Mistake(
                 "scaled_by_d",
                 lambda q, k: scores(q, k, scaled=False) * (1 / k.shape[-1]),
-                "you divided by head_size itself: the variance grows like head_size, so the standard deviation "
-                "grows like √head_size; divide by the square root, head_size ** 0.5.",
+                "you scaled by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and again on "
+                "the scores, say, or before F.scaled_dot_product_attention, which scales by it itself). The variance "
+                "grows like head_size, so the standard deviation grows like √head_size: scale once, by head_size ** "
+                "-0.5.",
             ),
             Mistake(
                 "power_before_division",

@@ -93,14 +93,16 @@ def _explain_heads(got, expected, inputs, atol) -> str | None:
 
 
 def _case(seed: int, shape: tuple, n_head: int, zero_at: tuple | None = None) -> tuple:
-    """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj; with
+    """Seeded x of `shape` (…, T, C), n_head heads of size hs = C // n_head (wq, wk, wv: (n_head, C, hs)), proj, x and
+    the heads' weights carrying a gradient (so an answer under torch.no_grad() or .detach() is told it breaks it); with
     `zero_at` (b, t), position t of sequence b all 0, so that its scores are exactly 0 (a mask picked by the scores'
     values, tril(wei) == 0, hides them)."""
     C = shape[-1]
     wq, wk, wv, x, wp = seeded_randn(seed, *[(n_head, C, C // n_head)] * 3, shape, (C, C))
     if zero_at is not None:
         x[zero_at] = 0.0
-    return x, wq * C**-0.5, wk * C**-0.5, wv * C**-0.5, _projection(wp * C**-0.5, shape[-2], n_head)
+    weights = (w * C**-0.5 for w in (wq, wk, wv))  # a model's x and weights carry a gradient: so do these
+    return (x.requires_grad_(), *(w.requires_grad_() for w in weights), _projection(wp * C**-0.5, shape[-2], n_head))
 
 
 EXERCISES = (
@@ -142,8 +144,10 @@ EXERCISES = (
             Mistake(
                 "scaled_by_d",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / wq.shape[-1]),
-                "you divided the scores by head_size itself: their spread grows like √head_size, so divide by the "
-                "square root, multiplying by head_size ** -0.5 (wq.shape[-1] ** -0.5), as in notebook 07.",
+                "you scaled the scores by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and "
+                "again on the scores, say, or before F.scaled_dot_product_attention, which scales by it itself). "
+                "Their spread grows like √head_size: scale once, by head_size ** -0.5 (wq.shape[-1] ** -0.5), as in "
+                "notebook 07.",
             ),
             Mistake(
                 "scaled_by_n_head",
@@ -207,14 +211,14 @@ EXERCISES = (
                 "scores first (−∞), then softmax, so the past shares all of a position's attention.",
             ),
             Mistake("masked_the_present", _slip(diagonal=0), hints.MASKED_THE_PRESENT),
-            Mistake(  # q @ k raises what wq[h] @ x and v @ wei raise too: the hint covers all three
+            *(Mistake(  # q @ k raises what v @ wei raises too, and wq[h] @ x what it raises on x with a gradient
                 "product_misaligned",
-                _slip(product=lambda q, k: q @ k),
+                wrong,
                 "one of your products A @ B pairs A's last dimension, head_size, with B's rows, T. In the scores, "
                 "transpose the key's last two dimensions, q @ k.transpose(-2, -1) (untransposed, or with a transpose "
                 "such as transpose(-2, 1) that on a batch swaps a dimension with itself, k stays (…, T, head_size)). "
                 "Elsewhere keep the lesson's order: x @ wq[h], x @ wk[h], x @ wv[h] and wei @ v.",
-            ),
+            ) for wrong in (_slip(product=lambda q, k: q @ k), lambda x, wq, wk, wv, proj: wq[0] @ x)),
             # kᵀ @ q raises what wei * v raises too
             Mistake("T_meets_head_size", _slip(product=lambda q, k: k.transpose(-2, -1) @ q), hints.T_MEETS_HEAD_SIZE),
             Mistake(

@@ -373,7 +373,9 @@ EXERCISES = (
             Mistake(
                 "no_heads",
                 lambda x, ln1, heads, ln2, ffwd: x + ffwd(ln2(x)),
-                "the heads are missing: start with x = x + heads(ln1(x)), then the feed-forward line.",
+                "your result has the feed-forward layer's addition but not the heads': start with x = x + "
+                "heads(ln1(x)), and let the feed-forward line read the x it made (a result kept under another name, "
+                "y = x + heads(ln1(x)), is lost when the next line reads x again).",
             ),
         ),
     ),
