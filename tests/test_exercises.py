@@ -1689,7 +1689,7 @@ def test_a_number_typed_in_that_fits_a_named_mistake_but_is_right_for_a_later_ca
 
     feedback = check("multi_head", multi_head)
     assert feedback.mistake == HARD_CODED, feedback.message
-    assert feedback.message.startswith("right for a (3, 6, 12) input but wrong for a (5, 7, 40) input"), (
+    assert feedback.message.startswith("right for a (3, 6, 12) input but wrong for a (11, 7, 40) input"), (
         feedback.message)
     assert "n_head" not in feedback.message, "not told it scaled by the number of heads, which it never read"
 
@@ -1740,9 +1740,9 @@ def test_attend_scaled_by_a_size_is_told_that_size_and_never_another(divisor, wo
 
 
 @pytest.mark.parametrize("divisor, words", [
-    (lambda x: x.shape[0], "scaled by 1/5 (5 is B here), but each head here is 10 wide"),  # not "1/√25"
+    (lambda x: x.shape[0], "scaled by 1/11 (11 is B here), but each head here is 10 wide"),
     (lambda x: (x.shape[-2] - 1) ** 0.5, "scaled by 1/√6 (6 is T − 1 here), but each head here is 10 wide"),
-    (lambda x: 3, "scaled by 1/3, but each head here is 10 wide"),  # int(√10): of no size of the input
+    (lambda x: 3, "or by a number typed in that fits one head size only"),  # int(√10), as √head_size rounded down
 ], ids=["B", "√(T-1)", "⌊√head_size⌋"])
 def test_heads_scaled_by_a_size_are_told_the_scale_and_which_size_it_is(divisor, words):
     feedback = check("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, divided_by(
@@ -2652,3 +2652,17 @@ def test_a_numpy_round_trip_on_inputs_with_a_gradient_is_told_to_stay_in_torch()
 
     feedback = check("multi_head", multi_head)
     assert feedback.passed is False and "Compute with torch from start to end" in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("scale, mistake, words", [
+    (lambda hs: 16 ** -0.5, "typed_scale", "1/4 whatever the input: a number typed in (4 is √16"),  # 05's head_size
+    (lambda hs: hs ** -1 / 2, "power_before_division", "you scaled by 1/(2 · head_size)"),
+    (lambda hs: 1 / math.isqrt(hs), "rounded_square_root", "by √head_size rounded down"),
+    (lambda hs: hs ** 0.5, "multiplied_by_sqrt_d", "you multiplied by √head_size"),
+])
+def test_multi_head_names_the_slips_in_the_scale_that_07_names(scale, mistake, words):
+    def multi_head(x, wq, wk, wv, proj):
+        return proj(torch.cat(right_heads(x, wq, wk, wv, scale(wq.shape[-1]) ** -2), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and feedback.mistake == mistake and words in feedback.message, feedback.message

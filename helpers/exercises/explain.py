@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from ..attention import future_mask
 from ..words import listed
-from .core import as_float, close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
+from .core import Mistake, as_float, close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
 
 MASKED_THE_PRESENT = (  # the hint for a mask that hides the diagonal too, in notebook 06's and 10's exercises
     "you masked the diagonal too, so position 0 has nothing to look at (NaN): a position may read itself, so mask "
@@ -169,3 +169,67 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, ato
     if factor is None:
         return None
     return f"your scores are the right ones times {fmt(factor)}: {scale(factor, inputs) if callable(scale) else scale}."
+
+
+# Head sizes a learner may type in or find in another cell: the lesson's chunks of 8, notebook 05's head_size = 16, the
+# models' n_embd = 32, 07's √64 = 8, and its loops' and explorer's 256 and 1024.
+TYPED_HEAD_SIZES = (8, 16, 32, 64, 256, 1024)
+
+
+def typed_scale_hint(n: int, where: str, checked: str) -> str:
+    """The hint for scores scaled by 1/√n whatever the input's head size, read by `where` (k.shape[-1]), whose values
+    in the checks are `checked` ("4, then 8")."""
+    root = math.isqrt(n)
+    if root * root == n:
+        what = f"1/{root} whatever the input: a number typed in ({root} is √{n}, for a head size of {n})"
+    else:
+        what = f"1/√{n} ({n ** -0.5:.3f}) whatever the input: a head size of {n} typed in"
+    return (f"you scaled by {what}, or a head_size taken from another cell. This function's head size is its input's "
+            f"own, {where} ({checked}, in the checks): scale by {where} ** -0.5.")
+
+
+def scale_slips(scaled, head_size, where: str, checked: str) -> tuple[Mistake, ...]:
+    """The slips in a 1/√head_size scale as named mistakes, for an exercise whose result with the scores times `scale`
+    is `scaled(inputs, scale)` and whose head size is `head_size(inputs)`, read by `where` in its hints (`checked`:
+    the head sizes of its cases, for the hint of a number typed in)."""
+    def slip(scale_of):
+        return lambda *inputs: scaled(inputs, scale_of(head_size(inputs)))
+
+    return (
+        Mistake(
+            "scaled_by_d",
+            slip(lambda d: 1 / d),
+            "you scaled by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and again on the "
+            "scores, say, or before F.scaled_dot_product_attention, which scales by it itself). The scores' spread "
+            f"grows like √head_size: scale once, by head_size ** -0.5 ({where} ** -0.5).",
+        ),
+        Mistake(
+            "power_before_division",
+            slip(lambda d: 1 / (2 * d)),
+            "you scaled by 1/(2 · head_size): in Python ** goes before /, so head_size ** -1/2 is (head_size ** -1) / "
+            "2, and dividing by head_size ** 1/2 divides by head_size, then by 2. Write the power as one number, "
+            "head_size ** -0.5 (or ** (-1/2)).",
+        ),
+        Mistake(
+            "power_before_division",
+            slip(lambda d: 2 / d),
+            "you scaled by 2/head_size, dividing by head_size / 2 (which is √head_size only when head_size is 4). "
+            "head_size ** 1/2 gives that too: in Python ** goes before /, so it is head_size / 2. Divide by the "
+            "square root, head_size ** 0.5 (or ** (1/2)).",
+        ),
+        Mistake(
+            "rounded_square_root",
+            slip(lambda d: 1 / math.isqrt(d)),
+            "you divided by a whole number where √head_size has a fraction: by √head_size rounded down "
+            "(int(math.sqrt(…)) or math.isqrt do that), or by a number typed in that fits one head size only (2 is "
+            f"√4). Compute the scale from the input, {where} ** 0.5, which keeps the fraction.",
+        ),
+        Mistake(
+            "multiplied_by_sqrt_d",
+            slip(lambda d: d**0.5),
+            "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 (or "
+            "divide by head_size ** 0.5).",
+        ),
+        *(Mistake("typed_scale", slip(lambda d, n=n: n**-0.5), typed_scale_hint(n, where, checked), every_case=True)
+          for n in TYPED_HEAD_SIZES),
+    )

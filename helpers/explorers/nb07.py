@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores
+from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores, scale_slips
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, quote, report, seeded_randn, show
 
@@ -65,31 +65,9 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
 
 # ---- Your turn: the scaled scores q kᵀ / √head_size ------------------------------------------------------------------
 
-# Head sizes a learner may type in or find in another cell: the lesson's chunks of 8, notebook 05's head_size = 16, the
-# models' n_embd = 32, this notebook's √64 = 8, and its loops' and explorer's 256 and 1024.
-TYPED_HEAD_SIZES = (8, 16, 32, 64, 256, 1024)
-
-
-def scaled_by_typed_size(q: torch.Tensor, k: torch.Tensor, n: int) -> torch.Tensor:
-    """q kᵀ / √n, whatever the head size of q and k."""
-    return scores(q, k, scaled=False) * n**-0.5
-
-
 # Seeded q and k of shape (…, T, head_size), with T, T − 1 and head_size apart so every mistake shows, and 8 as a head
 # size, whose square root is no whole number, so that one rounded to a whole number shows too.
 CASES = (seeded_randn(7, (6, 4), (6, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8)))
-
-
-def typed_scale_hint(n: int) -> str:
-    """The hint for scores scaled by 1/√n whatever the input's head size (CASES' head sizes quoted)."""
-    root = math.isqrt(n)
-    if root * root == n:
-        what = f"1/{root} whatever the input: a number typed in ({root} is √{n}, for a head size of {n})"
-    else:
-        what = f"1/√{n} ({n ** -0.5:.3f}) whatever the input: a head size of {n} typed in"
-    checked = ", then ".join(str(k.shape[-1]) for _, k in CASES)
-    return (f"you scaled by {what}, or a head_size taken from another cell. This function's head size is its input's "
-            f"own, k.shape[-1] ({checked}, in the checks): scale by k.shape[-1] ** -0.5.")
 
 
 def scale_name(value: float, most: int = 4096) -> str:
@@ -121,41 +99,9 @@ EXERCISES = (
                 "these are the raw scores q @ kᵀ: multiply them by head_size ** -0.5 so their variance is "
                 "about 1 instead of about head_size.",
             ),
-            Mistake(
-                "scaled_by_d",
-                lambda q, k: scores(q, k, scaled=False) * (1 / k.shape[-1]),
-                "you scaled by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and again on "
-                "the scores, say, or before F.scaled_dot_product_attention, which scales by it itself). The variance "
-                "grows like head_size, so the standard deviation grows like √head_size: scale once, by head_size ** "
-                "-0.5.",
-            ),
-            Mistake(
-                "power_before_division",
-                lambda q, k: scores(q, k, scaled=False) * (1 / (2 * k.shape[-1])),
-                "you scaled by 1/(2 · head_size): in Python ** goes before /, so head_size ** -1/2 is "
-                "(head_size ** -1) / 2, and dividing by head_size ** 1/2 divides by head_size, then by 2. Write "
-                "the power as one number, head_size ** -0.5 (or ** (-1/2)).",
-            ),
-            Mistake(
-                "power_before_division",
-                lambda q, k: scores(q, k, scaled=False) * (2 / k.shape[-1]),
-                "you scaled by 2/head_size, dividing by head_size / 2 (which is √head_size only when head_size is "
-                "4). head_size ** 1/2 gives that too: in Python ** goes before /, so it is head_size / 2. Divide by "
-                "the square root, head_size ** 0.5 (or ** (1/2)).",
-            ),
-            Mistake(
-                "rounded_square_root",
-                lambda q, k: scores(q, k, scaled=False) / math.isqrt(k.shape[-1]),
-                "you divided by a whole number where √head_size has a fraction: by √head_size rounded down "
-                "(int(math.sqrt(…)) or math.isqrt do that), or by a number typed in that fits one head size only (2 "
-                "is √4). Compute the scale from the input, k.shape[-1] ** 0.5, which keeps the fraction.",
-            ),
-            Mistake(
-                "multiplied_by_sqrt_d",
-                lambda q, k: scores(q, k, scaled=False) * (k.shape[-1] ** 0.5),
-                "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 "
-                "(or divide by head_size ** 0.5).",
-            ),
+            *scale_slips(lambda inputs, scale: scores(*inputs, scaled=False) * scale,
+                         lambda inputs: inputs[1].shape[-1], "k.shape[-1]",
+                         ", then ".join(str(k.shape[-1]) for _, k in CASES)),
             Mistake(
                 "softmaxed",
                 lambda q, k: F.softmax(scores(q, k, scaled=True), dim=-1),
@@ -190,8 +136,6 @@ EXERCISES = (
                 "two dimensions first, k.transpose(-2, -1) (transpose(-2, 1) swaps them for one sequence only: on a "
                 "batch it swaps dimension 1 with itself).",
             ),
-            *(Mistake("typed_scale", partial(scaled_by_typed_size, n=n), typed_scale_hint(n), every_case=True)
-              for n in TYPED_HEAD_SIZES),
         ),
     ),
 )

@@ -105,16 +105,20 @@ def _case(seed: int, shape: tuple, n_head: int, zero_at: tuple | None = None) ->
     return (x.requires_grad_(), *(w.requires_grad_() for w in weights), _projection(wp * C**-0.5, shape[-2], n_head))
 
 
+# head_size 10 and 4, never √C, n_head, B, T or T − 1, nor 8 (the lesson's head size): a slip that swaps or
+# drops a transpose changes the shape, and a scale taken from the wrong size is wrong. The third (B = 4, T = 12,
+# C = 10, 2 heads of 5) is longer than the lesson's block_size of 8 and than C (a tril of block_size, or of C,
+# cut to [:T, :T] is right for the others only), and position 4 of its sequence 1 is all 0 (a mask picked by
+# the scores' values, tril(wei) == 0, hides its scores of 0). The first batch is of 11, so that 1/B is no slip's scale
+# (1/5 would be 2/head_size, 1/2 is 1/√n_head, 1/8 a typed √64) and 1/√B none either (1/3 is √10 rounded down).
+CASES = (_case(10, (11, 7, 40), 4), _case(11, (3, 6, 12), 3), _case(12, (4, 12, 10), 2, zero_at=(1, 4)))
+
+
 EXERCISES = (
     Exercise(
         name="multi_head",
         reference=lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj),
-        # head_size 10 and 4, never √C, n_head, B, T or T − 1, nor 8 (the lesson's head size): a slip that swaps or
-        # drops a transpose changes the shape, and a scale taken from the wrong size is wrong. The third (B = 4, T = 12,
-        # C = 10, 2 heads of 5) is longer than the lesson's block_size of 8 and than C (a tril of block_size, or of C,
-        # cut to [:T, :T] is right for the others only), and position 4 of its sequence 1 is all 0 (a mask picked by
-        # the scores' values, tril(wei) == 0, hides its scores of 0)
-        cases=(_case(10, (5, 7, 40), 4), _case(11, (3, 6, 12), 3), _case(12, (4, 12, 10), 2, zero_at=(1, 4))),
+        cases=CASES,
         explain=_explain_heads,
         mistakes=(
             Mistake(
@@ -141,14 +145,8 @@ EXERCISES = (
                 "you scaled the scores by 1/√n_embd (x.shape[-1]): each score is a dot product of head_size "
                 "numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
             ),
-            Mistake(
-                "scaled_by_d",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / wq.shape[-1]),
-                "you scaled the scores by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and "
-                "again on the scores, say, or before F.scaled_dot_product_attention, which scales by it itself). "
-                "Their spread grows like √head_size: scale once, by head_size ** -0.5 (wq.shape[-1] ** -0.5), as in "
-                "notebook 07.",
-            ),
+            *hints.scale_slips(lambda inputs, scale: _right(*inputs, scale=scale), lambda inputs: inputs[1].shape[-1],
+                               "wq.shape[-1]", ", then ".join(str(case[1].shape[-1]) for case in CASES)),
             Mistake(
                 "scaled_by_n_head",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=len(wq) ** -0.5),
@@ -248,12 +246,6 @@ EXERCISES = (
                 "wq, wk and wv each hold every head's weights, (n_head, C, head_size): without [h], x @ wq (or wk, "
                 "wv) multiplies by all of them at once. Inside the loop take head h's own, x @ wq[h], x @ wk[h] and "
                 "x @ wv[h].",
-            ),
-            Mistake(
-                "multiplied_by_sqrt_d",
-                lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=wq.shape[-1] ** 0.5),
-                "you multiplied each head's scores by √head_size, which makes them larger still: multiply by "
-                "head_size ** -0.5 (wq.shape[-1] ** -0.5), as in notebook 07.",
             ),
             Mistake(
                 "scaled_by_sqrt_T",
