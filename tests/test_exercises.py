@@ -2666,3 +2666,16 @@ def test_multi_head_names_the_slips_in_the_scale_that_07_names(scale, mistake, w
 
     feedback = check("multi_head", multi_head)
     assert feedback.passed is False and feedback.mistake == mistake and words in feedback.message, feedback.message
+
+
+@pytest.mark.filterwarnings("ignore:Implicit dimension choice for softmax")
+@pytest.mark.parametrize("softmax", [lambda w: F.softmax(w), lambda w: F.softmax(w, dim=1)])
+def test_heads_stacked_and_softmaxed_across_the_heads_are_told_the_dimension(softmax):
+    def multi_head(x, wq, wk, wv, proj):  # every head at once: (B, n_head, T, T)
+        q, k, v = x.unsqueeze(1) @ wq, x.unsqueeze(1) @ wk, x.unsqueeze(1) @ wv
+        T = x.shape[-2]
+        wei = (q @ k.transpose(-2, -1) * wq.shape[-1] ** -0.5).masked_fill(torch.ones(T, T).triu(1) > 0, float("-inf"))
+        return proj((softmax(wei) @ v).transpose(1, 2).reshape(*x.shape[:-1], -1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and feedback.mistake == "softmax_across_heads", feedback.message

@@ -6,6 +6,7 @@ from itertools import permutations
 import torch
 import torch.nn.functional as F
 
+from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises import explain as hints  # the hints and slipped weights several exercises share
 from ..exercises.core import as_float, close
@@ -33,6 +34,15 @@ def _right(x, wq, wk, wv, proj, dim=-1, scale=None, mask="before", project=True,
     else:
         out = torch.cat(outs, dim=dim)
     return proj(out) if project else out
+
+
+def _stacked_across_heads(x, wq, wk, wv, proj):
+    """Every head at once, as a (…, n_head, T, T) stack, with the softmax along dim -3, across the heads: what a
+    softmax without dim= does to a batch's four dimensions (it picks dim 1)."""
+    q, k, v = (x.unsqueeze(-3) @ w for w in (wq, wk, wv))  # (…, n_head, T, head_size)
+    wei = (q @ k.transpose(-2, -1) * wq.shape[-1] ** -0.5).masked_fill(future_mask(x.shape[-2]), float("-inf"))
+    out = F.softmax(wei, dim=-3) @ v
+    return proj(out.transpose(-3, -2).flatten(-2))
 
 
 def _slip(**slip):
@@ -181,6 +191,14 @@ EXERCISES = (
                 "softmax_without_dim",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, softmax_dim=0 if x.dim() == 3 else -1),
                 hints.SOFTMAX_WITHOUT_DIM,
+            ),
+            Mistake(
+                "softmax_across_heads",
+                _stacked_across_heads,
+                "your softmax ran across the heads, along dim 1 of the (B, n_head, T, T) stack (where every head's "
+                "score is −∞, in the future, that is 0/0: NaN). dim=1 does that, and so does a softmax without dim= "
+                "on four dimensions, where PyTorch picks dim 1. Each position's row shares out its attention: "
+                "softmax(..., dim=-1).",
             ),
             Mistake(
                 "interleaved_heads",
