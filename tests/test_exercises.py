@@ -2679,3 +2679,12 @@ def test_heads_stacked_and_softmaxed_across_the_heads_are_told_the_dimension(sof
 
     feedback = check("multi_head", multi_head)
     assert feedback.passed is False and feedback.mistake == "softmax_across_heads", feedback.message
+
+
+def test_a_wrong_answer_on_a_square_input_that_raises_as_a_named_slip_later_is_told_that_slip():
+    def standardise_rows(x):  # keepdim dropped (and the unbiased variance): broadcasts on the square case, raises after
+        return (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1) + 1e-5)
+
+    feedback = check("standardise_rows", standardise_rows)
+    assert feedback.passed is False and feedback.mistake == "dropped_keepdim", feedback.message
+    assert feedback.message.startswith("for a (3, 6) input, "), feedback.message

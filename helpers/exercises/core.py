@@ -271,6 +271,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         first = fits_most_failures(exercise, failures, first, fn)
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
+        if first.mistake is None and got is not None and (later := named_raise(exercise, failures[1:])):
+            first = later  # two slips, say: one that only shows on a square input, and one named where it raises
     elif any(m.name == first.mistake for m in exercise.mistakes):
         right = [k for k in range(len(exercise.cases)) if k not in {n for n, _, _ in failures}]
         first = named_after_right_cases(exercise, number, first, right, raised=got is None)
@@ -455,6 +457,17 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
           and lets_the_future_in(exercise, fn, inputs)):
         verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
     return after_right_cases(exercise, number, verdict)
+
+
+def named_raise(exercise: Exercise, later: list) -> Feedback | None:
+    """The first of the `later` failures (case number, Feedback, None where it raised) that raised as a named mistake
+    raises, its message led by its input; None when none did."""
+    names = {m.name for m in exercise.mistakes}
+    for number, verdict, got in later:
+        if got is None and verdict.mistake in names:
+            where = size_of(exercise, exercise.cases[number])
+            return Feedback(False, f"for {where}, {verdict.message}", verdict.mistake)
+    return None
 
 
 def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
