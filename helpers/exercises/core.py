@@ -485,14 +485,16 @@ def generic_words(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str:
 
 class TorchCalls(TorchFunctionMode):
     """While active, notes in `names` the name of every PyTorch function called (F.softmax and x.softmax as
-    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), and in
-    `masked_weights` whether a mask (masked_fill, where) put ±∞ into what a softmax returned. Nothing is noted while
+    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), in `masked_weights`
+    whether a mask (masked_fill, where) put ±∞ into what a softmax returned, and in `lost_digits` whether a step
+    rounded or made a half-precision tensor. Nothing is noted while
     a function wrapped by `given` runs (a part handed to the code, whose insides are not the code's own)."""
 
     def __init__(self):
         super().__init__()
         self.names, self.weights, self.masked_weights, self.inside_given = set(), [], False, 0
         self.stored_fractions = None  # the dtype of a tensor of whole numbers that numbers with fractions went into
+        self.lost_digits = False  # whether a step rounded, or made a tensor of half precision (float16, bfloat16)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -509,6 +511,8 @@ class TorchCalls(TorchFunctionMode):
         result = func(*args, **kwargs)
         if name in WEIGHT_MAKERS and not self.inside_given:
             self.weights.append(result)
+        if not self.inside_given:
+            self.lost_digits |= name in ("round", "round_") or getattr(result, "dtype", None) in SIGNIFICANT_DIGITS
         return result
 
     def given(self, part):
@@ -893,6 +897,16 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
         return Feedback(False, "every entry of your result is the right one rounded down to a whole number: is there "
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
+    off_by = float((got - expected).abs().nan_to_num(math.inf).max())
+    if fn is not None and off_by <= 0.01 * (1 + float(expected.abs().max())) and torch_calls(fn, inputs).lost_digits:
+        return Feedback(
+            False,
+            f"every entry of your result is within {fmt(off_by)} of the right one, but a step drops digits: a rounding "
+            "(round, with or without decimals=) or a half-precision tensor (.half(), .bfloat16(), autocast: about 3 "
+            "significant digits). Compute in float32 from start to end, as the lesson does, and leave the rounding to "
+            "printing.",
+            LOW_PRECISION,
+        )
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
     note = (f" (Your result is also in whole numbers, {dtype}, which cannot hold fractions: keep it in floats.)"
             if whole else "")
