@@ -2699,3 +2699,31 @@ def test_a_step_that_drops_digits_on_the_way_is_told_so_not_to_check_the_normali
     feedback = check(name, fn)
     assert feedback.passed is False and feedback.mistake == LOW_PRECISION, feedback.message
     assert "a step drops digits" in feedback.message and "normalise" not in feedback.message
+
+
+def attend_mask_indexed(x, w_q, w_k, w_v):
+    q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+    wei = q @ k.mT
+    T = x.shape[-2]
+    wei[torch.tril(torch.ones(T, T)) == 0] = float("-inf")  # indexes the first two dimensions: a batch's B and T
+    return F.softmax(wei, dim=-1) @ v
+
+
+def test_a_mask_used_as_an_index_is_told_to_index_from_the_end_or_use_masked_fill():
+    feedback = check("attend", attend_mask_indexed)
+    assert feedback.passed is False and feedback.mistake == "one_sequence_only", feedback.message
+    assert "The line that raised: `wei[torch.tril(torch.ones(T, T)) == 0] = float(\"-inf\")" in feedback.message
+    assert "wei.masked_fill(mask, float('-inf')), or index from the end, wei[..., mask]" in feedback.message
+
+
+def test_a_size_clash_on_a_line_that_divides_by_a_sum_without_keepdim_is_told_keepdim():
+    def multi_head(x, wq, wk, wv, proj):
+        T, outs = x.shape[-2], []
+        for h in range(len(wq)):
+            q, k, v = x @ wq[h], x @ wk[h], x @ wv[h]
+            e = (q @ k.mT * wq.shape[-1] ** -0.5).masked_fill(torch.ones(T, T).triu(1) > 0, float("-inf")).exp()
+            outs.append(e / e.sum(-1) @ v)
+        return proj(torch.cat(outs, dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and "Keep it with keepdim=True" in feedback.message, feedback.message

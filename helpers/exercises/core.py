@@ -68,6 +68,11 @@ SIZE_CLASHES = (  # what PyTorch says when two sizes that must agree do not
 FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of dimensions gets another number
     "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
 )
+MASK_AS_INDEX = (  # the advice for a boolean mask used as an index on the wrong dimensions
+    " A mask used as an index, wei[mask], lines up with the first dimensions of what it indexes, so a (T, T) mask fits "
+    "one sequence's (T, T) scores but not a batch's (B, T, T), and wei[:, mask] the other way round. Use "
+    "wei.masked_fill(mask, float('-inf')), or index from the end, wei[..., mask]: both work with and without a batch."
+)
 NAN_GENERAL = (  # what can have made a NaN in any answer, as a question to the learner
     "NaN (not a number), which 0 / 0, ∞ / ∞, ∞ − ∞, 0 × ∞ and the square root or log of a number below 0 give: "
     "does a division divide by 0, or a square root or log get a number below 0?"
@@ -437,7 +442,8 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
             f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
             f"input: count sizes from the end ({x}.shape[-2]; {x}.shape[0] and len({x}) count the batch, not the "
             "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T reverses "
-            "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).",
+            "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only)."
+            + (f" On the batch, {verdict.message}" if MASK_AS_INDEX in verdict.message else ""),  # a cause of its own
             ONE_SEQUENCE,
         )
     expected = answer(exercise, inputs)
@@ -1000,6 +1006,8 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 ".detach()ed copy): the layers before it could not learn. Compute with torch from start to end.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
+    if isinstance(err, IndexError) and ("The shape of the mask" in text or "too many indices" in text):
+        return MASK_AS_INDEX
     if isinstance(err, IndexError):
         if "tuple index out of range" in text:
             return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
@@ -1026,6 +1034,11 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return (" Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
                 "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes "
                 "from the input.")
+    if "must match the size of tensor" in text and re.search(r"\.(sum|mean|max|amax|var|std)\(", line) \
+            and "keepdim" not in line:
+        return (" That line divides or subtracts by a sum, mean or maximum over a dimension, which drops that "
+                "dimension: one number per row then lines up with the columns. Keep it with keepdim=True "
+                "(e.sum(-1, keepdim=True)), so that each row's number meets its own row.")
     if "must match the size of tensor" in text:
         return (" Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
                 "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from "
