@@ -2727,3 +2727,13 @@ def test_a_size_clash_on_a_line_that_divides_by_a_sum_without_keepdim_is_told_ke
 
     feedback = check("multi_head", multi_head)
     assert feedback.passed is False and "Keep it with keepdim=True" in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: torch.stack([x[: t + 1].sum(0) / t + 1 for t in range(x.shape[0])]), "row 0 is infinite"),
+    (lambda x: torch.stack([x[:t].sum(0) / (t + 1) for t in range(x.shape[0])]), "x[:t] leaves position t itself out"),
+    (lambda x: torch.stack([x[:t].mean(0) for t in range(x.shape[0])]).nan_to_num(0), "x[:t] leaves position t"),
+])
+def test_a_running_average_that_divides_by_0_or_skips_each_row_itself_is_told_which(fn, words):
+    feedback = check("running_average", fn)
+    assert feedback.passed is False and words in feedback.message, feedback.message

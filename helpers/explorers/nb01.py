@@ -209,11 +209,18 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
     if torch.isnan(got).any():
         row = int(torch.isnan(got).any(-1).nonzero()[0])
         return f"row {row} is NaN: did it average an empty slice? Row t averages x[: t + 1], never nothing."
+    if torch.isinf(got).any():
+        row = int(torch.isinf(got).any(-1).nonzero()[0])
+        return (f"row {row} is infinite: did it divide by 0? Row t's sum is divided by its count, t + 1 (t itself is "
+                "0 for row 0; and / binds tighter than +, so write / (t + 1), not / t + 1).")
+    x = inputs[0]
+    skipped = [x[:t].sum(0) / n for t in range(1, len(x)) for n in (t, t + 1)]  # x[:t] summed, ÷ t or ÷ t + 1
+    if all(any(close(got[t], row.to(got.dtype), atol) for row in skipped[2 * t - 2: 2 * t]) for t in range(1, len(x))):
+        return SKIPS_SELF_HINT  # whatever row 0 became (0, x[0] patched in, NaN made 0)
     rows_ok = [close(got[t], expected[t], atol) for t in range(len(got))]
     if all(rows_ok):
         return None
     wrong = rows_ok.index(False)
-    x = inputs[0]
     for end in range(wrong + 2, len(x) + 1):  # the first wrong row averages x[: end], past its own position?
         if close(got[wrong], x[:end].mean(0).to(got.dtype), atol):
             return (f"row {wrong} is the average of x[0] … x[{end - 1}], {counted(end - 1 - wrong, 'step')} into its "
