@@ -196,6 +196,29 @@ def test_every_exercise_is_checked_in_its_notebook(exercise):
     assert exercise.name in {name for name, _ in nb["calls"]}, f"{nb['path']} never calls check({exercise.name!r}, ...)"
 
 
+def quoted_case_shapes(path: Path, name: str) -> list[tuple[int, ...]]:
+    """The shapes that the "Your turn" text of exercise `name` says its checker tries: every (4, 2) or 5 × 5 in the
+    sentences from "The checker" on, up to the end of that sentence (or of the next, where it goes on)."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        text = " ".join(cell.source.split())
+        if cell.cell_type == "markdown" and f"`{name}(" in text and "The checker" in text:
+            sentence = re.match(r"The checker.*?\.(?=\s[A-Z]|$)", text[text.index("The checker"):])[0]
+            tuples = [tuple(map(int, t.split(", "))) for t in re.findall(r"\((\d+(?:, \d+)+)\)", sentence)]
+            return tuples + [(int(a), int(b)) for a, b in re.findall(r"(\d+) × (\d+)", sentence)]
+    return []
+
+
+def test_the_sizes_each_exercise_text_says_its_checker_tries_are_its_cases():
+    quoted = 0
+    for exercise in ALL:
+        path = ROOT / "notebooks" / notebook_checks()[exercise.notebook]["path"]
+        shapes = {tuple(case[0].shape) for case in exercise.cases if torch.is_tensor(case[0])}
+        for shape in quoted_case_shapes(path, exercise.name):
+            quoted += 1
+            assert shape in shapes, f"{path.name} says the checker of {exercise.name} tries {shape}, not among {shapes}"
+    assert quoted >= 12, f"only {quoted} shapes quoted: does the sentence 'The checker tries …' still exist?"
+
+
 # ---------------------------------------------------------------------------------------------
 # What the checker says
 
