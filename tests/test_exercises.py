@@ -629,8 +629,8 @@ def test_parameters_in_another_order_are_named_with_the_order_to_use(exercise):
     reversed_names = ", ".join(reversed(names))
     namespace = {}
     exec(f"def {exercise.name}({reversed_names}):\n    return None", namespace)
-    feedback = check(exercise.name, namespace[exercise.name])
-    assert feedback.passed is False and f"the inputs come in the order ({', '.join(names)})" in feedback.message
+    feedback = check(exercise.name, namespace[exercise.name])  # returns None so far: "your turn", and the order
+    assert feedback.passed is None and f"the inputs come in the order ({', '.join(names)})" in feedback.message
 
 
 @pytest.mark.parametrize("passed, said", [(torch.nn.Module, "the class Module"),
@@ -1764,7 +1764,7 @@ def test_attend_scaled_by_a_size_is_told_that_size_and_never_another(divisor, wo
 @pytest.mark.parametrize("divisor, words", [
     (lambda x: x.shape[0], "scaled by 1/11 (11 is B here), but each head here is 10 wide"),
     (lambda x: (x.shape[-2] - 1) ** 0.5, "scaled by 1/√6 (6 is T − 1 here), but each head here is 10 wide"),
-    (lambda x: 3, "or by a number typed in that fits one head size only"),  # int(√10), as √head_size rounded down
+    (lambda x: 3, "scaled by 1/3, but each head here is 10 wide"),  # int(√10) for every head size: a number typed in
 ], ids=["B", "√(T-1)", "⌊√head_size⌋"])
 def test_heads_scaled_by_a_size_are_told_the_scale_and_which_size_it_is(divisor, words):
     feedback = check("multi_head", lambda x, wq, wk, wv, proj: multi_head_with(x, wq, wk, wv, proj, divided_by(
@@ -2145,7 +2145,7 @@ def test_a_scale_from_the_number_of_positions_less_one_fails():
         return proj(torch.cat(right_heads(x, wq, wk, wv, x.shape[-2] - 1), dim=-1))
 
     feedback = check("multi_head", multi_head)
-    assert feedback.passed is False and "not from T" in feedback.message, feedback.message
+    assert feedback.passed is False and "not T, the batch" in feedback.message, feedback.message
 
 
 def attend_from(scores_to_output):
@@ -2760,3 +2760,89 @@ def test_a_size_clash_on_a_line_that_divides_by_a_sum_without_keepdim_is_told_ke
 def test_a_running_average_that_divides_by_0_or_skips_each_row_itself_is_told_which(fn, words):
     feedback = check("running_average", fn)
     assert feedback.passed is False and words in feedback.message, feedback.message
+
+
+def test_a_batch_merged_into_one_long_sequence_is_told_its_sequences_read_each_other():
+    def attend(x, w_q, w_k, w_v):
+        flat = x.reshape(-1, x.shape[-1])  # the batch merged with the positions: one long sequence
+        q, k, v = flat @ w_q.T, flat @ w_k.T, flat @ w_v.T
+        T = flat.shape[0]
+        wei = F.softmax((q @ k.T).masked_fill(torch.ones(T, T).triu(1) > 0, float("-inf")), dim=-1)
+        return (wei @ v).reshape(*x.shape[:-1], -1)
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and "its sequences read each other" in feedback.message, feedback.message
+
+
+def test_parameters_named_in_another_order_with_a_real_slip_are_told_the_slip_and_the_names():
+    def attention_scores(k, q):  # right by position but for a scale this step does not take
+        return k @ q.transpose(-2, -1) / 2
+
+    feedback = check("attention_scores", attention_scores)
+    assert feedback.passed is False and "times 0.5" in feedback.message, feedback.message
+    assert "Note: `attention_scores` takes (k, q)" in feedback.message
+
+
+def test_parameters_used_by_their_names_in_the_wrong_order_are_told_the_order():
+    def attention_scores(k, q):  # the names used as named: by position, k holds the queries
+        return q @ k.transpose(-2, -1)
+
+    feedback = check("attention_scores", attention_scores)
+    assert feedback.passed is False and feedback.message.startswith("`attention_scores` takes (k, q)"), (
+        feedback.message)
+
+
+def test_a_batch_index_on_one_sequence_is_not_told_about_masks():
+    def scaled_scores(q, k):
+        return torch.stack([q[b, :, :] @ k[b, :, :].mT for b in range(q.shape[0])]) * k.shape[-1] ** -0.5
+
+    feedback = check("scaled_scores", scaled_scores)
+    assert feedback.passed is False and "A mask used as an index" not in feedback.message, feedback.message
+
+
+def test_a_size_clash_beside_a_reduction_without_a_dimension_is_not_told_keepdim():
+    def attend(x, w_q, w_k, w_v):
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        s = q @ k.mT
+        e = torch.exp(s - s.max()) * torch.tril(torch.ones(8, 8))  # the lesson's 8 typed in; max() takes no dim
+        return e / e.sum(-1, keepdim=True) @ v
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and "keepdim" not in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: torch.nn.functional.pad(x.cumsum(0) / torch.arange(1, x.shape[0] + 1)[:, None], (0, 0, 1, 0))[:-1],
+     "or each average is written one row late"),
+    (lambda x: torch.cat([(x[: t + 1].mean(0, keepdim=True) if t < 3 else x[t: t + 1]) for t in range(x.shape[0])]),
+     "unchanged from the input: your loop stopped after 3 rows"),
+])
+def test_a_running_average_written_late_or_stopped_early_over_a_copy_is_told_so(fn, words):
+    feedback = check("running_average", fn)
+    assert feedback.passed is False and words in feedback.message, feedback.message
+
+
+def test_a_scale_like_a_slip_for_one_head_size_only_is_told_the_scale_it_is():
+    feedback = check("scaled_scores", lambda q, k: q @ k.mT / (2 * k.shape[-1] ** 0.5))  # 1/4 for 4, 1/(2√8) for 8
+    assert feedback.passed is False and feedback.mistake != "scaled_by_d", feedback.message
+    assert "you scaled by 1/4 (0.25), but this input's head size" in feedback.message, feedback.message
+
+
+def test_a_rounding_that_changes_nothing_is_not_told_it_drops_digits():
+    def causal_average_weights(T):
+        counts = torch.arange(1, T + 1).float().round()  # whole counts: the rounding changes nothing
+        return torch.tril(torch.ones(T, T)) / (counts[:, None] + 1e-3)
+
+    feedback = check("causal_average_weights", causal_average_weights)
+    assert feedback.passed is False and feedback.mistake != LOW_PRECISION, feedback.message
+
+
+def test_a_tiny_starting_value_in_the_future_is_asked_where_it_comes_from():
+    def causal_average_weights(T):
+        wei = torch.full((T, T), 1e-9)
+        for i in range(T):
+            wei[i, : i + 1] = 1 / (i + 1)
+        return wei
+
+    feedback = check("causal_average_weights", causal_average_weights)
+    assert feedback.passed is False and "A starting value (torch.full" in feedback.message, feedback.message

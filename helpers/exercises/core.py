@@ -68,6 +68,11 @@ SIZE_CLASHES = (  # what PyTorch says when two sizes that must agree do not
 FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of dimensions gets another number
     "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
 )
+KEEPDIM_ADVICE = (  # the advice for a size clash on a line that reduces over a dimension without keepdim
+    " That line divides or subtracts by a sum, mean or maximum over a dimension, which drops that dimension: one "
+    "number per row then lines up with the columns. Keep it with keepdim=True (e.sum(-1, keepdim=True)), so that each "
+    "row's number meets its own row."
+)
 MASK_AS_INDEX = (  # the advice for a boolean mask used as an index on the wrong dimensions
     " A mask used as an index, wei[mask], lines up with the first dimensions of what it indexes, so a (T, T) mask fits "
     "one sequence's (T, T) scores but not a batch's (B, T, T), and wei[:, mask] the other way round. Use "
@@ -215,11 +220,11 @@ def judge(exercise: Exercise, fn) -> Feedback:
             verdict = judge_cases(exercise, fn, label)
     finally:
         printed.show()
-    if swapped := swapped_names(exercise, fn, label):
-        if verdict.passed:  # right by position: the names only mislead whoever reads the code
-            return Feedback(True, f"{verdict.message} Note: {swapped}")
+    if not (swapped := swapped_names(exercise, fn, label)):
+        return verdict
+    if verdict.passed is False and right_by_name(exercise, fn):  # the names are all of it: the inputs come by position
         return Feedback(False, swapped)
-    return verdict
+    return Feedback(verdict.passed, f"{verdict.message} Note: {swapped}", verdict.mistake)
 
 
 def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
@@ -435,6 +440,16 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         return after_right_cases(exercise, number, Feedback(False, words))
     if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
         return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
+    if one_at_a_time and sequences_mix(fn, inputs, exercise.atol):
+        batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
+        return Feedback(
+            False,
+            f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its sequences read each other: "
+            "changing only the first sequence changes the last one's result. Does a reshape or view merge the batch "
+            f"with the positions ({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep the batch in "
+            "front, and name the other dimensions counting from the end (transpose(-2, -1), softmax(dim=-1)).",
+            ONE_SEQUENCE,
+        )
     if one_at_a_time:
         batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
         return Feedback(
@@ -467,10 +482,10 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
 
 def named_raise(exercise: Exercise, later: list) -> Feedback | None:
     """The first of the `later` failures (case number, Feedback, None where it raised) that raised as a named mistake
-    raises, its message led by its input; None when none did."""
+    raises, or on a line that reduces without keepdim, its message led by its input; None when none did."""
     names = {m.name for m in exercise.mistakes}
     for number, verdict, got in later:
-        if got is None and verdict.mistake in names:
+        if got is None and (verdict.mistake in names or KEEPDIM_ADVICE in verdict.message):
             where = size_of(exercise, exercise.cases[number])
             return Feedback(False, f"for {where}, {verdict.message}", verdict.mistake)
     return None
@@ -517,8 +532,8 @@ class TorchCalls(TorchFunctionMode):
         result = func(*args, **kwargs)
         if name in WEIGHT_MAKERS and not self.inside_given:
             self.weights.append(result)
-        if not self.inside_given:
-            self.lost_digits |= name in ("round", "round_") or getattr(result, "dtype", None) in SIGNIFICANT_DIGITS
+        if not self.inside_given and torch.is_tensor(result) and not self.lost_digits:
+            self.lost_digits = drops_digits(func, args, kwargs, result)
         return result
 
     def given(self, part):
@@ -535,6 +550,28 @@ class TorchCalls(TorchFunctionMode):
                 self.inside_given -= 1
 
         return unnoted
+
+
+def drops_digits(func, args: tuple, kwargs: dict, result: torch.Tensor) -> bool:
+    """Whether `func` lost digits in making `result`: a rounding that changed its input, a conversion to half precision
+    (float16, bfloat16) that its input does not survive, or a step computed in half precision whose result differs
+    from the same step in float32."""
+    given = args[0] if args and torch.is_tensor(args[0]) else None
+    name = getattr(func, "__name__", "")
+    if name in ("round", "round_") and given is not None and given.is_floating_point():
+        return given.shape == result.shape and not torch.equal(result.detach(), given.detach())
+    if result.dtype not in SIGNIFICANT_DIGITS:
+        return False
+    if given is not None and given.is_floating_point() and given.dtype not in SIGNIFICANT_DIGITS:  # a conversion
+        return given.shape == result.shape and not torch.equal(result.detach().to(given.dtype), given.detach())
+    def widened(a):
+        return a.detach().float() if torch.is_tensor(a) and a.dtype in SIGNIFICANT_DIGITS else a
+
+    try:
+        in_float32 = func(*map(widened, args), **{k: widened(v) for k, v in kwargs.items()})
+    except Exception:
+        return False
+    return torch.is_tensor(in_float32) and not torch.equal(result.detach().float(), in_float32.float())
 
 
 def drops_fractions(target, value) -> bool:
@@ -819,6 +856,27 @@ def sequences_left_out(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> 
             "(transpose(-2, -1), softmax(dim=-1)), each step handles every sequence of a batch at once.")
 
 
+def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
+    """Whether `fn`'s result for the last sequence of a batch changes when only the first sequence changes (every
+    input shaped like the first up to its last dimension is changed there): a causal mask over a batch merged into
+    one long sequence lets each sequence read those before it."""
+    first = inputs[0]
+    if not torch.is_tensor(first) or first.dim() < 3 or first.shape[0] < 2:
+        return False
+    changed = fresh(inputs)
+    for x in changed:
+        if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1]:
+            with torch.no_grad():
+                x[0] += 1.0
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            before, after = fn(*fresh(inputs)), fn(*changed)
+    except (Exception, SystemExit):
+        return False
+    usable = all(torch.is_tensor(t) and t.dim() >= 1 and len(t) == len(first) for t in (before, after))
+    return usable and not close(as_float(before[-1]), as_float(after[-1]), atol)
+
+
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     """Whether `fn`, wrong for a batched case (first input of 3 or more dimensions), is right for each of
     its sequences alone: every input shaped like the first up to its last dimension (x, or q and k) is cut along
@@ -895,7 +953,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
     if torch.is_tensor(first) and first.shape == got.shape and torch.equal(got, as_float(first)):
         given = reference_parameters(exercise, 1)[0]
         return Feedback(False, f"your result is the input {given} itself, unchanged: does your function return {given} "
-                               "where it should return the tensor it computed?")
+                               "where it should return the tensor it computed, or do the lines meant to change it "
+                               "change nothing (== typed for =, a result not kept, a copy written into)?")
     if not got.any():  # in every exercise: a result that was never filled in
         return Feedback(False, "every entry of your result is 0: was a tensor never filled in (an == typed where an = "
                                "was meant, say)?")
@@ -928,9 +987,10 @@ def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedba
         return None
     return Feedback(
         False,
-        f"every weight that must be exactly 0 is {fmt(values[0])}, one number in every such place: a step after the "
-        "zeros were made (a clamp, an epsilon added, smoothing) puts it there. Leave that step out, so that those "
-        "weights stay exactly 0.",
+        f"every weight that must be exactly 0 is {fmt(values[0])}, one number in every such place: where does it come "
+        "from? A starting value (torch.full, ones times a number), or a step after the zeros were made (a clamp, an "
+        "epsilon added, smoothing). Start from exact zeros and add nothing to them, so that those weights stay "
+        "exactly 0.",
         exercise.exact_zeros.name,
     )
 
@@ -1006,7 +1066,11 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 ".detach()ed copy): the layers before it could not learn. Compute with torch from start to end.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
-    if isinstance(err, IndexError) and ("The shape of the mask" in text or "too many indices" in text):
+    indexes_by_mask = re.search(r"\[[^\]]*(==|!=|<|>|tril|triu|mask|\.bool\(\))", line) or any(
+        torch.is_tensor(value) and value.dtype == torch.bool and re.search(rf"\[[^\]]*\b{re.escape(name)}\b", line)
+        for name, value in (names or {}).items())
+    if isinstance(err, IndexError) and ("The shape of the mask" in text or ("too many indices" in text
+                                                                            and indexes_by_mask)):
         return MASK_AS_INDEX
     if isinstance(err, IndexError):
         if "tuple index out of range" in text:
@@ -1034,11 +1098,9 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return (" Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
                 "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes "
                 "from the input.")
-    if "must match the size of tensor" in text and re.search(r"\.(sum|mean|max|amax|var|std)\(", line) \
+    if "must match the size of tensor" in text and re.search(r"\.(sum|mean|max|amax|var|std)\((-?\d|dim=)", line) \
             and "keepdim" not in line:
-        return (" That line divides or subtracts by a sum, mean or maximum over a dimension, which drops that "
-                "dimension: one number per row then lines up with the columns. Keep it with keepdim=True "
-                "(e.sum(-1, keepdim=True)), so that each row's number meets its own row.")
+        return KEEPDIM_ADVICE
     if "must match the size of tensor" in text:
         return (" Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
                 "dimensions in front of an @'s two matrix dimensions): does your code assume a size, read one from "
@@ -1074,7 +1136,8 @@ def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn) 
     the most of its later failed cases (`first`, the first one named there, on a tie), leaving out those whose hint
     speaks of every input (`every_case`) but that miss one of them. A number typed in can look like a slip on one size
     (1/8 is 1/(2 · head_size) for a head size of 4) and unlike it on another, where the slip follows the size and the
-    number does not. Where only such mistakes fit, the case is judged again without them.
+    number does not. Where only such mistakes fit, the answer follows some sizes and not the input's if a case of as
+    many dimensions was right (hard_coded); else the case is judged again without them.
     `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
     (number, _, got), *later = failures
     if got is None:
@@ -1090,6 +1153,11 @@ def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn) 
 
     kept = [m for m in named if not m.every_case or fits_later(m) == len(later)]
     if not kept:
+        failed = {k for k, _, _ in failures}
+        right = [k for k, case in enumerate(exercise.cases)
+                 if k not in failed and dimensions(case) == dimensions(inputs)]
+        if right:  # a scale right for one size and like a slip for another: it follows some sizes, not the input's
+            return hard_coded(exercise, number, right=right)
         others = tuple(m for m in exercise.mistakes if m not in named)
         return judge_case(dataclasses.replace(exercise, mistakes=others), inputs, got, fn)
     best = max(kept, key=fits_later)
@@ -1152,9 +1220,24 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
     return None
 
 
+def right_by_name(exercise: Exercise, fn) -> bool:
+    """Whether `fn` gives every case's answer when its inputs are handed over by name (f(q=…, k=…))."""
+    names = reference_parameters(exercise, len(exercise.cases[0]))
+    for inputs in exercise.cases:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = fn(**dict(zip(names, fresh(inputs), strict=True)))
+        except (Exception, SystemExit):
+            return False
+        if not same_answer(got, answer(exercise, inputs), exercise.atol):
+            return False
+    return True
+
+
 def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
     """A sentence when `fn`'s parameters are the reference's names in another order (def f(k, q) for (q, k)): the
-    inputs still come by position, so the answer is judged as it stands and the sentence is told either way."""
+    inputs still come by position, so the answer is judged as it stands, and the sentence is a note beside the verdict
+    (or the whole verdict, where the answer is right with its inputs by name)."""
     count = len(exercise.cases[0])
     wanted = reference_parameters(exercise, count)
     try:

@@ -216,7 +216,9 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
     x = inputs[0]
     skipped = [x[:t].sum(0) / n for t in range(1, len(x)) for n in (t, t + 1)]  # x[:t] summed, ÷ t or ÷ t + 1
     if all(any(close(got[t], row.to(got.dtype), atol) for row in skipped[2 * t - 2: 2 * t]) for t in range(1, len(x))):
-        return SKIPS_SELF_HINT  # whatever row 0 became (0, x[0] patched in, NaN made 0)
+        return ("row t holds the average of x[0] … x[t-1], the row before's: either x[:t] leaves position t itself "
+                "out (use x[: t + 1]), or each average is written one row late (out[t + 1] = …, or a shift or a pad "
+                "of the right result).")  # whatever row 0 became (0, x[0] patched in, NaN made 0)
     rows_ok = [close(got[t], expected[t], atol) for t in range(len(got))]
     if all(rows_ok):
         return None
@@ -226,11 +228,11 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
             return (f"row {wrong} is the average of x[0] … x[{end - 1}], {counted(end - 1 - wrong, 'step')} into its "
                     f"future: row t may only use x[0] … x[t], so slice x[: t + 1].")
     if wrong == 0:
-        return (unwritten_rows(got, expected, atol)  # row 0 never written
+        return (unwritten_rows(got, expected, atol, given=x)  # row 0 never written, or left as x had it
                 or _sum_divided(got[0], x, 0, atol)
                 or "row 0 should be x[0] itself: the average of one vector is that vector.")
     right = "row 0 is" if wrong == 1 else f"rows 0…{wrong - 1} are"
-    if words := unwritten_rows(got, expected, atol):  # the loop stopped early: the rows after it are still 0
+    if words := unwritten_rows(got, expected, atol, given=x):  # the loop stopped early: the rows after it as before
         width = " Here x.shape[1] and x.shape[-1] are C, the width of each vector; x.shape[0] counts the rows."
         return words + (width if wrong == inputs[0].shape[1] else "")
     if words := _sum_divided(got[wrong], x, wrong, atol):

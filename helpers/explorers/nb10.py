@@ -86,8 +86,9 @@ def _explain_heads(got, expected, inputs, atol) -> str | None:
     sizes = {"B": B, "T": T, "T − 1": T - 1, "C": C, "n_head": n_head}
     if scale := hints.typed_scale(lambda scale: _right(x, wq, wk, wv, proj, scale=scale), got, atol, sizes):
         return (f"your scores are scaled by {scale}, but each head here is {wq.shape[-1]} wide, so the scale is "
-                f"{wq.shape[-1]} ** -0.5: take the head size from the weights, head_size = wq.shape[-1] (not from "
-                "T, the batch, or a number typed in).")
+                f"{wq.shape[-1]} ** -0.5: check which size the scale reads (one head's width, head_size = "
+                "wq.shape[-1], not T, the batch, n_embd or a number typed in) and how it is computed (head_size ** "
+                "-0.5 as one power; (2 * head_size) ** -0.5 or an extra factor is another scale).")
     for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
         if list(heads) == list(range(n_head)):
             continue
@@ -154,6 +155,7 @@ EXERCISES = (
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=x.shape[-1] ** -0.5),
                 "you scaled the scores by 1/√n_embd (x.shape[-1]): each score is a dot product of head_size "
                 "numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
+                every_case=True,
             ),
             *hints.scale_slips(lambda inputs, scale: _right(*inputs, scale=scale), lambda inputs: inputs[1].shape[-1],
                                "wq.shape[-1]", ", then ".join(str(case[1].shape[-1]) for case in CASES)),
@@ -162,18 +164,21 @@ EXERCISES = (
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=len(wq) ** -0.5),
                 "you scaled the scores by 1/√n_head (len(wq), the number of heads): each score is a dot product of "
                 "head_size numbers, so scale by head_size ** -0.5, the width of one head (wq.shape[-1]).",
+                every_case=True,
             ),
             Mistake(
                 "scaled_by_n_embd",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / x.shape[-1]),
                 "you divided the scores by n_embd (x.shape[-1]): each score is a dot product of head_size numbers, "
                 "so scale by head_size ** -0.5, the square root of one head's width (wq.shape[-1] ** -0.5).",
+                every_case=True,
             ),
             Mistake(
                 "scaled_by_n_head",
                 lambda x, wq, wk, wv, proj: _right(x, wq, wk, wv, proj, scale=1 / len(wq)),
                 "you divided the scores by the number of heads (len(wq)): each score is a dot product of head_size "
                 "numbers, so scale by head_size ** -0.5, the square root of one head's width (wq.shape[-1] ** -0.5).",
+                every_case=True,
             ),
             Mistake(
                 "forgot_scale",
@@ -195,10 +200,10 @@ EXERCISES = (
             Mistake(
                 "softmax_across_heads",
                 _stacked_across_heads,
-                "your softmax ran across the heads, along dim 1 of the (B, n_head, T, T) stack (where every head's "
-                "score is −∞, in the future, that is 0/0: NaN). dim=1 does that, and so does a softmax without dim= "
-                "on four dimensions, where PyTorch picks dim 1. Each position's row shares out its attention: "
-                "softmax(..., dim=-1).",
+                "your softmax ran across the heads (where every head's score is −∞, in the future, that is 0/0: "
+                "NaN): along the stack's dimension of heads, dim 1 of (B, n_head, T, T) or dim 0 of (n_head, B, T, "
+                "T). A softmax without dim= on four dimensions picks dim 1. Each position's row shares out its "
+                "attention: softmax(..., dim=-1).",
             ),
             Mistake(
                 "interleaved_heads",
@@ -271,6 +276,7 @@ EXERCISES = (
                 "you scaled by √T, the number of positions (on a batch, q.shape[1] and k.shape[1] are T: count from "
                 "the end, k.shape[-1] is head_size): each score is a dot product of head_size numbers, so scale by "
                 "head_size ** -0.5 (wq.shape[-1] ** -0.5).",
+                every_case=True,
             ),
             Mistake("masked_the_past", _slip(mask="past"), hints.MASKED_THE_PAST),
             Mistake("masked_the_past", _slip(mask="past", diagonal=0), hints.MASKED_THE_PAST),
