@@ -2846,3 +2846,65 @@ def test_a_tiny_starting_value_in_the_future_is_asked_where_it_comes_from():
 
     feedback = check("causal_average_weights", causal_average_weights)
     assert feedback.passed is False and "A starting value (torch.full" in feedback.message, feedback.message
+
+
+CAUSAL_8 = torch.ones(8, 8).triu(1).bool()  # a mask from a lesson cell: block_size 8 typed in
+
+
+def test_a_mask_kept_outside_and_used_as_an_index_on_one_sequence_is_told_about_masks():
+    def masked_softmax_weights(scores):
+        T = scores.shape[-1]
+        wei = scores.clone()
+        wei[:, CAUSAL_8[:T, :T]] = float("-inf")  # one dimension too many for one sequence's (T, T) scores
+        return F.softmax(wei, dim=-1)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and "A mask used as an index" in feedback.message, feedback.message
+
+
+def test_a_mask_typed_in_for_8_positions_and_used_as_an_index_is_told_it_is_a_size_typed_in():
+    def masked_softmax_weights(scores):
+        T = scores.shape[-1]
+        wei = scores.clone()
+        wei[CAUSAL_8[:T, :T]] = float("-inf")  # right for 5 × 5 and 7 × 7, too small for 9 × 9
+        return F.softmax(wei, dim=-1)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and "is a size typed in" in feedback.message, feedback.message
+    assert "A mask used as an index" not in feedback.message
+
+
+def test_a_maximum_kept_with_unsqueeze_beside_a_size_clash_is_not_told_keepdim():
+    def attend(x, w_q, w_k, w_v):
+        q, k, v = x @ w_q.T, x @ w_k.T, x @ w_v.T
+        s = q @ k.mT
+        e = torch.exp(s - s.max(-1).values.unsqueeze(-1)) * torch.tril(torch.ones(8, 8))  # the lesson's 8 typed in
+        return e / e.sum(-1, keepdim=True) @ v
+
+    feedback = check("attend", attend)
+    assert feedback.passed is False and "keepdim" not in feedback.message, feedback.message
+
+
+def test_a_rounding_only_printed_is_not_told_it_drops_digits():
+    def causal_average_weights(T):
+        wei = torch.tril(torch.ones(T, T)) / (torch.arange(1, T + 1)[:, None] + 1e-3)  # the real slip: an epsilon
+        print(wei.round(decimals=2))
+        return wei
+
+    feedback = check("causal_average_weights", causal_average_weights)
+    assert feedback.passed is False and feedback.mistake != LOW_PRECISION, feedback.message
+
+
+def test_a_scale_like_a_slip_on_the_first_case_that_raises_on_the_next_is_told_the_scale_it_is():
+    feedback = check("scaled_scores", lambda q, k: q @ k.T / (2 * math.sqrt(k.shape[-1])))  # .T raises on a batch
+    assert feedback.passed is False and feedback.mistake != "scaled_by_d", feedback.message
+
+
+def test_a_block_whose_heads_read_the_batch_as_one_sequence_is_told_its_sequences_read_each_other():
+    def block_forward(x, ln1, heads, ln2, ffwd):
+        B, T, C = x.shape
+        x = x + heads(ln1(x).reshape(1, B * T, C)).reshape(B, T, C)  # one long sequence
+        return x + ffwd(ln2(x))
+
+    feedback = check("block_forward", block_forward)  # told as sequences that read each other, or as a future let in
+    assert feedback.passed is False and "one long sequence" in feedback.message, feedback.message

@@ -574,6 +574,33 @@ def drops_digits(func, args: tuple, kwargs: dict, result: torch.Tensor) -> bool:
     return torch.is_tensor(in_float32) and not torch.equal(result.detach().float(), in_float32.float())
 
 
+class ExactSteps(TorchFunctionMode):
+    """While active, a rounding hands back what it was given, a conversion to half precision keeps float32, and a
+    tensor asked for in half precision is made in float32: the code as it would run without losing digits."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if kwargs.get("dtype") in SIGNIFICANT_DIGITS:
+            kwargs["dtype"] = torch.float32
+        result = func(*args, **kwargs)
+        given = args[0] if args and torch.is_tensor(args[0]) else None
+        if (given is not None and given.is_floating_point() and torch.is_tensor(result)
+                and (getattr(func, "__name__", "") in ("round", "round_") or result.dtype in SIGNIFICANT_DIGITS)
+                and given.shape == result.shape and given.dtype not in SIGNIFICANT_DIGITS):
+            return given
+        return result
+
+
+def run_exactly(fn, inputs: tuple):
+    """What `fn` returns on fresh copies of `inputs` with its roundings and half-precision steps made exact
+    (ExactSteps), or None when it raises."""
+    try:
+        with ExactSteps(), contextlib.redirect_stdout(io.StringIO()):
+            return fn(*fresh(inputs))
+    except (Exception, SystemExit):
+        return None
+
+
 def drops_fractions(target, value) -> bool:
     """Whether storing `value` into the tensor `target` drops fractions: a tensor of whole numbers taking a number, or
     numbers, with a fractional part."""
@@ -595,7 +622,7 @@ def torch_calls(fn, inputs: tuple) -> TorchCalls:
     among the inputs call inside."""
     seen = TorchCalls()
     try:
-        with seen:
+        with seen, contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
             fn(*(seen.given(x) for x in fresh(inputs)))
     except (Exception, SystemExit):
         pass
@@ -867,7 +894,7 @@ def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
     for x in changed:
         if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1]:
             with torch.no_grad():
-                x[0] += 1.0
+                x[0] += torch.randn(x[0].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             before, after = fn(*fresh(inputs)), fn(*changed)
@@ -953,8 +980,9 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
     if torch.is_tensor(first) and first.shape == got.shape and torch.equal(got, as_float(first)):
         given = reference_parameters(exercise, 1)[0]
         return Feedback(False, f"your result is the input {given} itself, unchanged: does your function return {given} "
-                               "where it should return the tensor it computed, or do the lines meant to change it "
-                               "change nothing (== typed for =, a result not kept, a copy written into)?")
+                               "where it should return the tensor it computed, or does each step leave its row as "
+                               "it came in (a slice of that row alone, such as x[t : t + 1]; == typed for =; a "
+                               "result not kept)?")
     if not got.any():  # in every exercise: a result that was never filled in
         return Feedback(False, "every entry of your result is 0: was a tensor never filled in (an == typed where an = "
                                "was meant, say)?")
@@ -963,7 +991,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
     off_by = float((got - expected).abs().nan_to_num(math.inf).max())
-    if fn is not None and off_by <= 0.01 * (1 + float(expected.abs().max())) and torch_calls(fn, inputs).lost_digits:
+    if (fn is not None and off_by <= 0.01 * (1 + float(expected.abs().max())) and torch_calls(fn, inputs).lost_digits
+            and same_answer(run_exactly(fn, inputs), expected, exercise.atol)):  # those steps are the whole of it
         return Feedback(
             False,
             f"every entry of your result is within {fmt(off_by)} of the right one, but a step drops digits: a rounding "
@@ -1018,7 +1047,8 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
         alike = outcome(mistake, fresh(inputs))
         if isinstance(alike, Exception) and type(alike) is type(err) and first_line(alike) == first_line(err):
             return Feedback(False, mistake.hint + where, mistake.name)
-    if right_before and any(words in str(err) for words in SIZE_CLASHES):
+    mask_of_other_size = "shape of the mask" in str(err) and not mask_meets_other_dimensions(str(err))
+    if right_before and (mask_of_other_size or any(words in str(err) for words in SIZE_CLASHES)):
         advice = " " + typed_size_advice(exercise, right_before)
     else:
         advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
@@ -1066,11 +1096,11 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 ".detach()ed copy): the layers before it could not learn. Compute with torch from start to end.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
-    indexes_by_mask = re.search(r"\[[^\]]*(==|!=|<|>|tril|triu|mask|\.bool\(\))", line) or any(
+    indexes_by_mask = re.search(r"\w\[[^\]]*(==|!=|<|>|tril|triu|mask|\.bool\(\)|\(|\[)", line) or any(
         torch.is_tensor(value) and value.dtype == torch.bool and re.search(rf"\[[^\]]*\b{re.escape(name)}\b", line)
-        for name, value in (names or {}).items())
-    if isinstance(err, IndexError) and ("The shape of the mask" in text or ("too many indices" in text
-                                                                            and indexes_by_mask)):
+        for name, value in (names or {}).items())  # a comparison, a call or a tensor in the index: not b, t or :
+    if isinstance(err, IndexError) and (mask_meets_other_dimensions(text) or ("too many indices" in text
+                                                                               and indexes_by_mask)):
         return MASK_AS_INDEX
     if isinstance(err, IndexError):
         if "tuple index out of range" in text:
@@ -1098,8 +1128,7 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return (" Sizes disagree where one tensor is written into, or stretched to the shape of, another: is a size "
                 "typed in (torch.zeros(4, 2)), or a whole tensor used where only its first rows belong? Take sizes "
                 "from the input.")
-    if "must match the size of tensor" in text and re.search(r"\.(sum|mean|max|amax|var|std)\((-?\d|dim=)", line) \
-            and "keepdim" not in line:
+    if "must match the size of tensor" in text and drops_a_dimension(line):
         return KEEPDIM_ADVICE
     if "must match the size of tensor" in text:
         return (" Two tensors of different sizes met (entry by entry, in *, /, +, - or masked_fill, or in the batch "
@@ -1113,6 +1142,23 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return (" The checker hands your function CPU tensors: make new tensors on the input's device, "
                 f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
+
+REDUCTION = r"(?:\.(?:sum|mean|amax|var|std)\(|torch\.(?:sum|mean|amax|var|std)\(\s*\w+\s*,)\s*(?:dim=)?-?\d+\s*\)"
+
+
+def drops_a_dimension(line: str) -> bool:
+    """Whether `line` reduces over a dimension and drops it: e.sum(-1), torch.sum(e, -1), s.max(-1).values, with no
+    keepdim, no second argument and no unsqueeze or [..., None] after it."""
+    reductions = re.finditer(rf"(?:{REDUCTION}|\.max\(\s*(?:dim=)?-?\d+\s*\)\.values)", line)
+    return any(not re.match(r"\s*(\.unsqueeze|\[)", line[m.end():]) for m in reductions)
+
+
+def mask_meets_other_dimensions(text: str) -> bool:
+    """Whether PyTorch's error says a mask used as an index has another number of dimensions than what it indexes
+    ((T, T) on a batch's (B, T, T)), not merely other sizes (an 8 × 8 mask typed in, on 9 × 9 scores)."""
+    shapes = re.search(r"shape of the mask \[([^\]]*)\].*?shape of the indexed tensor \[([^\]]*)\]", text)
+    return bool(shapes) and shapes[1].count(",") != shapes[2].count(",")
+
 
 def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
     """The Feedback of the first named mistake whose result equals `got` (float64), or None."""
@@ -1151,7 +1197,8 @@ def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn) 
     def fits_later(mistake: Mistake) -> int:
         return sum(gives(exercise, mistake, case, returned) for case, returned in later)
 
-    kept = [m for m in named if not m.every_case or fits_later(m) == len(later)]
+    raised_later = any(returned is None for _, _, returned in failures[1:])  # its hint would speak of that case too
+    kept = [m for m in named if not m.every_case or (fits_later(m) == len(later) and not raised_later)]
     if not kept:
         failed = {k for k, _, _ in failures}
         right = [k for k, case in enumerate(exercise.cases)

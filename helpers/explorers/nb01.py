@@ -275,15 +275,17 @@ EXERCISES = (
             Mistake(
                 "peeks_ahead",
                 lambda x: by_rows(x, lambda t: x[: t + 2].mean(0)),
-                "row t also averages x[t + 1], one step into its future: x[: t + 2] goes one row too far. "
-                "The slice x[: t + 1] stops just after position t.",
+                "row t also averages x[t + 1], one step into its future: x[: t + 2] goes one row too far (the "
+                "slice x[: t + 1] stops just after position t), or each average is written one row early, "
+                "out[t - 1] = x[: t + 1].mean(0). Row t holds the average of x[0] … x[t].",
             ),
             Mistake(
                 "skips_self",
                 lambda x: by_rows(x, lambda t: x[:t].mean(0)),
                 "row 0 is NaN (the average of nothing) and " + SKIPS_SELF_HINT,
             ),
-            Mistake("skips_self", _skips_self_row0_patched, SKIPS_SELF_HINT),
+            Mistake("skips_self", _skips_self_row0_patched, SKIPS_SELF_HINT + " (Or each average is written one row "
+                    "late, out[t + 1] = …, into a copy of x whose row 0 stays x[0].)"),
             Mistake(
                 "sum",
                 lambda x: x.cumsum(0),
