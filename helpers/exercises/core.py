@@ -506,16 +506,14 @@ def generic_words(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str:
 
 class TorchCalls(TorchFunctionMode):
     """While active, notes in `names` the name of every PyTorch function called (F.softmax and x.softmax as
-    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), in `masked_weights`
-    whether a mask (masked_fill, where) put ±∞ into what a softmax returned, and in `lost_digits` whether a step
-    rounded or made a half-precision tensor. Nothing is noted while
+    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), and in
+    `masked_weights` whether a mask (masked_fill, where) put ±∞ into what a softmax returned. Nothing is noted while
     a function wrapped by `given` runs (a part handed to the code, whose insides are not the code's own)."""
 
     def __init__(self):
         super().__init__()
         self.names, self.weights, self.masked_weights, self.inside_given = set(), [], False, 0
         self.stored_fractions = None  # the dtype of a tensor of whole numbers that numbers with fractions went into
-        self.lost_digits = False  # whether a step rounded, or made a tensor of half precision (float16, bfloat16)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -532,8 +530,6 @@ class TorchCalls(TorchFunctionMode):
         result = func(*args, **kwargs)
         if name in WEIGHT_MAKERS and not self.inside_given:
             self.weights.append(result)
-        if not self.inside_given and torch.is_tensor(result) and not self.lost_digits:
-            self.lost_digits = drops_digits(func, args, kwargs, result)
         return result
 
     def given(self, part):
@@ -550,28 +546,6 @@ class TorchCalls(TorchFunctionMode):
                 self.inside_given -= 1
 
         return unnoted
-
-
-def drops_digits(func, args: tuple, kwargs: dict, result: torch.Tensor) -> bool:
-    """Whether `func` lost digits in making `result`: a rounding that changed its input, a conversion to half precision
-    (float16, bfloat16) that its input does not survive, or a step computed in half precision whose result differs
-    from the same step in float32."""
-    given = args[0] if args and torch.is_tensor(args[0]) else None
-    name = getattr(func, "__name__", "")
-    if name in ("round", "round_") and given is not None and given.is_floating_point():
-        return given.shape == result.shape and not torch.equal(result.detach(), given.detach())
-    if result.dtype not in SIGNIFICANT_DIGITS:
-        return False
-    if given is not None and given.is_floating_point() and given.dtype not in SIGNIFICANT_DIGITS:  # a conversion
-        return given.shape == result.shape and not torch.equal(result.detach().to(given.dtype), given.detach())
-    def widened(a):
-        return a.detach().float() if torch.is_tensor(a) and a.dtype in SIGNIFICANT_DIGITS else a
-
-    try:
-        in_float32 = func(*map(widened, args), **{k: widened(v) for k, v in kwargs.items()})
-    except Exception:
-        return False
-    return torch.is_tensor(in_float32) and not torch.equal(result.detach().float(), in_float32.float())
 
 
 class ExactSteps(TorchFunctionMode):
@@ -991,8 +965,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
     off_by = float((got - expected).abs().nan_to_num(math.inf).max())
-    if (fn is not None and off_by <= 0.01 * (1 + float(expected.abs().max())) and torch_calls(fn, inputs).lost_digits
-            and same_answer(run_exactly(fn, inputs), expected, exercise.atol)):  # those steps are the whole of it
+    if (fn is not None and off_by <= 0.01 * (1 + float(expected.abs().max()))
+            and same_answer(run_exactly(fn, inputs), expected, exercise.atol)):  # roundings are the whole of it
         return Feedback(
             False,
             f"every entry of your result is within {fmt(off_by)} of the right one, but a step drops digits: a rounding "
