@@ -491,13 +491,6 @@ def named_raise(exercise: Exercise, later: list) -> Feedback | None:
     return None
 
 
-def only_told_where_it_differs(exercise: Exercise, inputs: tuple, got, verdict: Feedback) -> bool:
-    """Whether `verdict` on the tensor `got`, of the answer's shape, is only the generic words (generic_words: the
-    first entry that differs, or rows a loop left unwritten), a note perhaps after them, which a cause found otherwise
-    may replace."""
-    return verdict.message.startswith(generic_words(exercise, inputs, as_float(got)))  # a note may follow
-
-
 def generic_words(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str:
     """explain_difference on one case: `got` (float64) against the reference, the first input as the answer got it."""
     given = as_float(inputs[0]) if torch.is_tensor(inputs[0]) else None
@@ -983,7 +976,8 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
 
 def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
     """For `got` right within the tolerance: a Feedback when every entry that must be exactly 0 holds one and the same
-    number instead (a clamp or an epsilon after the zeros were made; a finite mask leaves numbers that differ)."""
+    number instead (a starting value, or a clamp or an epsilon after the zeros were made; a finite mask leaves numbers
+    that differ)."""
     zeros = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
     values = got[zeros]
     if values.numel() < 2 or values[0] == 0 or not (values == values[0]).all():
