@@ -2798,6 +2798,7 @@ def test_a_batch_index_on_one_sequence_is_not_told_about_masks():
 
     feedback = check("scaled_scores", scaled_scores)
     assert feedback.passed is False and "A mask used as an index" not in feedback.message, feedback.message
+    assert "Your code asks for a dimension this tensor does not have" in feedback.message, feedback.message
 
 
 def test_a_size_clash_beside_a_reduction_without_a_dimension_is_not_told_keepdim():

@@ -1070,6 +1070,8 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     if isinstance(err, IndexError) and (mask_meets_other_dimensions(text) or ("too many indices" in text
                                                                                and indexes_by_mask)):
         return MASK_AS_INDEX
+    if isinstance(err, IndexError) and "too many indices" in text:  # x[b, :, :] on one sequence's (T, C)
+        return COUNT_FROM_THE_END
     if isinstance(err, IndexError):
         if "tuple index out of range" in text:
             return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
