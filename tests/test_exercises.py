@@ -2909,3 +2909,25 @@ def test_a_block_whose_heads_read_the_batch_as_one_sequence_is_told_its_sequence
 
     feedback = check("block_forward", block_forward)  # told as sequences that read each other, or as a future let in
     assert feedback.passed is False and "one long sequence" in feedback.message, feedback.message
+
+
+@pytest.mark.parametrize("shift", [False, True])
+def test_a_softmax_by_hand_without_keepdim_on_square_scores_is_told_keepdim(shift):
+    def masked_softmax_weights(scores):
+        T = scores.shape[-1]
+        wei = scores.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+        e = (wei - wei.max(-1, keepdim=True).values).exp() if shift else wei.exp()
+        return e / e.sum(-1)  # (T,) row sums against the columns: every case is square, so nothing raises
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and feedback.mistake == "dropped_keepdim", feedback.message
+
+
+def test_names_in_another_order_and_no_gradient_are_told_both():
+    def multi_head(x, wk, wq, wv, proj):  # the names used as named, under no_grad
+        with torch.no_grad():
+            return proj(torch.cat(right_heads(x, wq, wk, wv, wq.shape[-1]), dim=-1))
+
+    feedback = check("multi_head", multi_head)
+    assert feedback.passed is False and "Note: `multi_head` takes (x, wk, wq, wv, proj)" in feedback.message, (
+        feedback.message)

@@ -1238,7 +1238,8 @@ def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
 
 
 def right_by_name(exercise: Exercise, fn) -> bool:
-    """Whether `fn` gives every case's answer when its inputs are handed over by name (f(q=…, k=…))."""
+    """Whether `fn` gives every case's answer, with its gradient, when its inputs are handed over by name
+    (f(q=…, k=…))."""
     names = reference_parameters(exercise, len(exercise.cases[0]))
     for inputs in exercise.cases:
         try:
@@ -1246,7 +1247,7 @@ def right_by_name(exercise: Exercise, fn) -> bool:
                 got = fn(**dict(zip(names, fresh(inputs), strict=True)))
         except (Exception, SystemExit):
             return False
-        if not same_answer(got, answer(exercise, inputs), exercise.atol):
+        if not same_answer(got, answer(exercise, inputs), exercise.atol) or gradient_problem(exercise, inputs, got):
             return False
     return True
 

@@ -174,6 +174,11 @@ def masked_softmax(scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
     return F.softmax(fill_future(scores, float("-inf")), dim=dim)
 
 
+def shifted_exp(masked: torch.Tensor, shift: bool) -> torch.Tensor:
+    """e^score of each masked score, after subtracting each row's largest (visible) score when `shift`."""
+    return (masked - masked.max(-1, keepdim=True).values).exp() if shift else masked.exp()
+
+
 def divide_by_sum(masked: torch.Tensor) -> torch.Tensor:
     return masked / masked.sum(-1, keepdim=True)
 
@@ -262,6 +267,13 @@ EXERCISES = (
             ),
             Mistake("plus_infinity", lambda scores: F.softmax(fill_future(scores, float("inf")), dim=-1),
                     PLUS_INFINITY),
+            *(Mistake(  # a softmax by hand, with or without the shift by the largest score, and keepdim dropped
+                "dropped_keepdim",
+                lambda scores, shift=shift: (e := shifted_exp(fill_future(scores, float("-inf")), shift)) / e.sum(-1),
+                "you divided by e.sum(-1) without keepdim=True: its (T,) row sums line up with the columns, so each "
+                "column is divided by one row's sum, which on square scores gives wrong numbers and no error. Keep "
+                "the dimension, e.sum(-1, keepdim=True), or use torch.softmax(..., dim=-1).",
+            ) for shift in (False, True)),
             Mistake(
                 "divide_by_sum",
                 lambda scores: divide_by_sum(fill_future(scores, 0.0)),
