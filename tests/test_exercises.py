@@ -2931,3 +2931,33 @@ def test_names_in_another_order_and_no_gradient_are_told_both():
     feedback = check("multi_head", multi_head)
     assert feedback.passed is False and "Note: `multi_head` takes (x, wk, wq, wv, proj)" in feedback.message, (
         feedback.message)
+
+
+@pytest.mark.parametrize("name, fn, words", [
+    ("attend", lambda x, w_q, w_k, w_v: x[0, :, : x.size(-1)] @ w_q.T, "Your code asks for a dimension"),  # a batch
+    ("causal_average_weights", lambda T: torch.zeros(T)[0, 0], "was it made with one size (torch.zeros(T))"),
+])
+def test_an_index_with_too_many_dimensions_but_no_mask_is_not_told_about_masks(name, fn, words):
+    feedback = check(name, fn)
+    assert feedback.passed is False and words in feedback.message, feedback.message
+    assert "A mask used as an index" not in feedback.message
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T: (torch.ones(T, T).tril() / torch.arange(1, T + 1)[:, None]).round(decimals=1),  # off by 0.05
+    lambda T: ((w := torch.ones(T, T).tril().bool().to(torch.bfloat16)) / w.sum(-1, keepdim=True)).float(),
+])
+def test_a_rounding_or_a_half_precision_mask_is_told_it_drops_digits(fn):
+    feedback = check("causal_average_weights", fn)
+    assert feedback.passed is False and feedback.mistake == LOW_PRECISION, feedback.message
+
+
+def test_scores_sent_through_float16_are_told_float16_has_no_room_for_the_lowest_float32():
+    def masked_softmax_weights(scores):
+        T = scores.shape[-1]
+        wei = scores.half().float()  # −3.4e38 does not fit in float16: it comes back as −∞
+        return F.softmax(wei.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf")), dim=-1)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and feedback.mistake == LOW_PRECISION, feedback.message
+    assert "holds NaN or ∞ where the right one holds numbers" in feedback.message and "65,504" in feedback.message

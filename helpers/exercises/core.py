@@ -541,6 +541,9 @@ class TorchCalls(TorchFunctionMode):
         return unnoted
 
 
+CONVERSIONS = {"half", "bfloat16", "to", "type", "type_as"}  # what turns a tensor into another dtype
+
+
 class ExactSteps(TorchFunctionMode):
     """While active, a rounding hands back what it was given, a conversion to half precision keeps float32, and a
     tensor asked for in half precision is made in float32: the code as it would run without losing digits."""
@@ -551,10 +554,13 @@ class ExactSteps(TorchFunctionMode):
             kwargs["dtype"] = torch.float32
         result = func(*args, **kwargs)
         given = args[0] if args and torch.is_tensor(args[0]) else None
-        if (given is not None and given.is_floating_point() and torch.is_tensor(result)
-                and (getattr(func, "__name__", "") in ("round", "round_") or result.dtype in SIGNIFICANT_DIGITS)
-                and given.shape == result.shape and given.dtype not in SIGNIFICANT_DIGITS):
+        if given is None or not torch.is_tensor(result) or given.shape != result.shape:
+            return result
+        name = getattr(func, "__name__", "")
+        if name in ("round", "round_") and given.is_floating_point():
             return given
+        if name in CONVERSIONS and result.dtype in SIGNIFICANT_DIGITS and given.dtype not in SIGNIFICANT_DIGITS:
+            return given if given.is_floating_point() else given.to(torch.float32)  # a bool or int mask: float32
         return result
 
 
@@ -957,15 +963,17 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
         return Feedback(False, "every entry of your result is the right one rounded down to a whole number: is there "
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
-    off_by = float((got - expected).abs().nan_to_num(math.inf).max())
-    if (fn is not None and off_by <= 0.01 * (1 + float(expected.abs().max()))
-            and same_answer(run_exactly(fn, inputs), expected, exercise.atol)):  # roundings are the whole of it
+    if fn is not None and same_answer(run_exactly(fn, inputs), expected, exercise.atol):  # roundings: all of it
+        off_by = float((got - expected).abs().nan_to_num(math.inf).max())
+        near = math.isfinite(off_by)
+        how_far = (f"every entry of your result is within {fmt(off_by)} of the right one, but" if near
+                   else "your result holds NaN or ∞ where the right one holds numbers, because")
+        room = "" if near else ", and nothing beyond ±65,504 in float16, where −3.4e38 becomes −∞"
         return Feedback(
             False,
-            f"every entry of your result is within {fmt(off_by)} of the right one, but a step drops digits: a rounding "
-            "(round, with or without decimals=) or a half-precision tensor (.half(), .bfloat16(), autocast: about 3 "
-            "significant digits). Compute in float32 from start to end, as the lesson does, and leave the rounding to "
-            "printing.",
+            f"{how_far} a step drops digits: a rounding (round, with or without decimals=) or a half-precision tensor "
+            f"(.half(), .bfloat16(), autocast: about 3 significant digits{room}). Compute in float32 from start to "
+            "end, as the lesson does, and leave the rounding to printing.",
             LOW_PRECISION,
         )
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
@@ -1025,14 +1033,15 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
 
 def raising_line(err: BaseException, fn, width: int = 100) -> tuple[str, dict]:
     """The last line of the learner's own code (the cell or file that defined `fn`) that `err` passed through, as
-    written there (cut to `width` characters), and the names that frame held; ("", {}) when there is none or its
-    source cannot be read."""
+    written there (cut to `width` characters), and the names that frame could read (its globals and locals); ("", {})
+    when there is none or its source cannot be read."""
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
     line, names = "", {}
     tb = err.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename and linecache.getline(filename, tb.tb_lineno).strip():
-            line, names = linecache.getline(filename, tb.tb_lineno).strip(), tb.tb_frame.f_locals
+            frame = tb.tb_frame
+            line, names = linecache.getline(filename, tb.tb_lineno).strip(), {**frame.f_globals, **frame.f_locals}
         tb = tb.tb_next
     return (line if len(line) <= width else line[: width - 1] + "…"), names
 
@@ -1064,12 +1073,12 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 ".detach()ed copy): the layers before it could not learn. Compute with torch from start to end.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
-    indexes_by_mask = re.search(r"\w\[[^\]]*(==|!=|<|>|tril|triu|mask|\.bool\(\)|\(|\[)", line) or any(
-        torch.is_tensor(value) and value.dtype == torch.bool and re.search(rf"\[[^\]]*\b{re.escape(name)}\b", line)
-        for name, value in (names or {}).items())  # a comparison, a call or a tensor in the index: not b, t or :
     if isinstance(err, IndexError) and (mask_meets_other_dimensions(text) or ("too many indices" in text
-                                                                               and indexes_by_mask)):
+                                                                               and indexes_by_mask(line, names or {}))):
         return MASK_AS_INDEX
+    if isinstance(err, IndexError) and "too many indices for tensor of dimension 1" in text:
+        return (" That line gives a tensor of one dimension two indices, [i, j]: was it made with one size "
+                "(torch.zeros(T)) where it needs two (torch.zeros(T, T), or torch.zeros_like(x))?")
     if isinstance(err, IndexError) and "too many indices" in text:  # x[b, :, :] on one sequence's (T, C)
         return COUNT_FROM_THE_END
     if isinstance(err, IndexError):
@@ -1112,6 +1121,21 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
         return (" The checker hands your function CPU tensors: make new tensors on the input's device, "
                 f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
+
+def indexes_by_mask(line: str, names: dict) -> bool:
+    """Whether an index in `line` is a mask: a comparison, tril or triu, a name holding a bool tensor, or a call of
+    the learner's own function named like one (upper, causal, mask); not b, t, :, x.size(-1) or int(j)."""
+    for inside in re.findall(r"\w\[([^\]]*)", line):
+        if re.search(r"==|!=|<|>|tril|triu|mask|\.bool\(\)", inside):
+            return True
+        for name in re.findall(r"\b[A-Za-z_]\w*\b", inside):
+            value = names.get(name)
+            if torch.is_tensor(value) and value.dtype == torch.bool:
+                return True
+            if inspect.isfunction(value) and re.search(r"mask|upper|lower|causal|future|tri", name, re.I):
+                return True
+    return False
+
 
 REDUCTION = r"(?:\.(?:sum|mean|amax|var|std)\(|torch\.(?:sum|mean|amax|var|std)\(\s*\w+\s*,)\s*(?:dim=)?-?\d+\s*\)"
 

@@ -270,9 +270,10 @@ EXERCISES = (
             *(Mistake(  # a softmax by hand, with or without the shift by the largest score, and keepdim dropped
                 "dropped_keepdim",
                 lambda scores, shift=shift: (e := shifted_exp(fill_future(scores, float("-inf")), shift)) / e.sum(-1),
-                "you divided by e.sum(-1) without keepdim=True: its (T,) row sums line up with the columns, so each "
-                "column is divided by one row's sum, which on square scores gives wrong numbers and no error. Keep "
-                "the dimension, e.sum(-1, keepdim=True), or use torch.softmax(..., dim=-1).",
+                "you divided by row sums that line up with the columns, so each column is divided by one row's sum: "
+                "e.sum(-1) without keepdim=True gives them as a (T,) vector (and a (T, 1) sum turned by .T as a "
+                "(1, T) row), which on square scores gives wrong numbers and no error. Divide by e.sum(-1, "
+                "keepdim=True) as it stands, or use torch.softmax(..., dim=-1).",
             ) for shift in (False, True)),
             Mistake(
                 "divide_by_sum",
