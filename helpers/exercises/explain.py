@@ -87,6 +87,15 @@ def scale_words(n: int, root: bool, sizes: dict[str, int]) -> str:
     return f"{words} ({n} is {listed(named(n))} here)" if named(n) else words
 
 
+def scale_name(value: float) -> str:
+    """A scale as a learner may have written it, 1/n or 1/√n for a whole n from 2 on: "1/10 (0.1)", "1/√128
+    (0.0884)", or else the number alone, "0.35"."""
+    for words, n in (("1/{}", round(1 / value)), ("1/√{}", round(value**-2))):
+        if n >= 2 and math.isclose(value, n ** -(0.5 if "√" in words else 1), rel_tol=1e-5):
+            return f"{words.format(n)} ({value:.3g})"
+    return f"{value:.3g}"
+
+
 def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal=1, dim=-1, product=None,
                     softmax=F.softmax) -> torch.Tensor:
     """A head's wei from q and k, or one of the slips the exercises name: the scores `product(q, k)` (q @ kᵀ unless

@@ -214,8 +214,9 @@ def explain_running_average(got: torch.Tensor, expected: torch.Tensor, inputs: t
         return (f"row {row} is infinite: did it divide by 0? Row t's sum is divided by its count, t + 1 (t itself is "
                 "0 for row 0; and / binds tighter than +, so write / (t + 1), not / t + 1).")
     x = inputs[0]
-    skipped = [x[:t].sum(0) / n for t in range(1, len(x)) for n in (t, t + 1)]  # x[:t] summed, ÷ t or ÷ t + 1
-    if all(any(close(got[t], row.to(got.dtype), atol) for row in skipped[2 * t - 2: 2 * t]) for t in range(1, len(x))):
+    row_before = (any(close(got[t], (x[:t].sum(0) / n).to(got.dtype), atol) for n in (t, t + 1))  # x[:t], ÷ t or t + 1
+                  for t in range(1, len(x)))
+    if all(row_before):
         return ("row t holds the average of x[0] … x[t-1], the row before's: either x[:t] leaves position t itself "
                 "out (use x[: t + 1]), or each average is written one row late (out[t + 1] = …, or a shift or a pad "
                 "of the right result).")  # whatever row 0 became (0, x[0] patched in, NaN made 0)

@@ -1,7 +1,6 @@
 """Notebook 07's own helpers (scaling by √dₖ): slide the head size, toggle the scale, watch the softmax sharpen or
 stay calm; the exercise, the scaled scores."""
 
-import math
 from functools import partial
 
 import torch
@@ -9,7 +8,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
-from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores, scale_slips
+from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores, scale_name, scale_slips
 from ..plots import show_wei
 from .core import explorer, fmt_row, new_figure, quote, report, seeded_randn, show
 
@@ -68,15 +67,6 @@ def explore_scaling(head_size: int = 256, scaled: bool = False):
 # Seeded q and k of shape (…, T, head_size), with T, T − 1 and head_size apart so every mistake shows, and 8 as a head
 # size, whose square root is no whole number, so that one rounded to a whole number shows too.
 CASES = (seeded_randn(7, (6, 4), (6, 4)), seeded_randn(8, (2, 6, 8), (2, 6, 8)))
-
-
-def scale_name(value: float, most: int = 4096) -> str:
-    """A scale as a learner may have written it: "1/√128 (0.0884)", "1/10 (0.1)", or the number alone (0.35)."""
-    for n in range(2, most + 1):
-        for scale, words in ((1 / n, f"1/{n}"), (n**-0.5, f"1/√{n}")):
-            if math.isclose(value, scale, rel_tol=1e-5):
-                return f"{words} ({value:.3g})"
-    return f"{value:.3g}"
 
 
 def scale_used(factor, inputs: tuple) -> str:
