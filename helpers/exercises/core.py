@@ -972,7 +972,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
         return Feedback(
             False,
             f"{how_far} a step drops digits: a rounding (round, with or without decimals=) or a half-precision tensor "
-            f"(.half(), .bfloat16(), autocast: about 3 significant digits{room}). Compute in float32 from start to "
+            f"(.half(), .bfloat16(): about 3 significant digits{room}). Compute in float32 from start to "
             "end, as the lesson does, and leave the rounding to printing.",
             LOW_PRECISION,
         )
