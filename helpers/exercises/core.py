@@ -388,6 +388,30 @@ def outcome(mistake: Mistake, given: tuple):
         return err
 
 
+KEPT = {}  # (id of a reference or mistake, id of a case): (it, the case, its result) — see on_case
+
+
+def on_case(exercise: Exercise, fn, inputs: tuple):
+    """What the reference or named mistake `fn` returns (detached) or raises on fresh copies of `inputs`; kept for the
+    exercise's own cases, which never change, as its functions' results do not: one check asks for them hundreds of
+    times. (The key's objects are kept with the result, so their ids cannot be reused.)"""
+    if not any(inputs is case for case in exercise.cases):
+        return on_inputs(fn, inputs)
+    key = (id(fn), id(inputs))
+    if key not in KEPT:
+        KEPT[key] = (fn, inputs, on_inputs(fn, inputs))
+    return KEPT[key][2]
+
+
+def on_inputs(fn, inputs: tuple):
+    """fn(*fresh(inputs)), detached if a tensor, or the exception it raises."""
+    try:
+        got = fn(*fresh(inputs))
+    except Exception as err:
+        return err.with_traceback(None)  # its frames hold the tensors of the run
+    return got.detach() if isinstance(got, torch.Tensor) else got
+
+
 def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
     """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, when
     autograd cannot go back through it (it needed a tensor that was then changed in place), or when less of the
@@ -729,7 +753,8 @@ def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, 
     alike = [k for k in right if dimensions(exercise.cases[k]) == dimensions(exercise.cases[number])]
     fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
     # A slip that raises on the cases the answer got right as well (a slice one row short) is not what it did
-    raises_on_them = all(isinstance(outcome(m, fresh(exercise.cases[k])), Exception) for m in named for k in alike)
+    raises_on_them = all(isinstance(on_case(exercise, m.wrong, exercise.cases[k]), Exception)
+                         for m in named for k in alike)
     if alike and not fits_them and (not raised or raises_on_them):
         return hard_coded(exercise, number, right=alike)
     return after_right_cases(exercise, number, verdict)
@@ -754,7 +779,7 @@ def dimensions(inputs: tuple) -> int | None:
 def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> bool:
     """Whether `mistake` gives the reference's answer on `inputs` (where the slip changes nothing, as a square root
     rounded to a whole number does for a head size of 4)."""
-    return same_answer(outcome(mistake, fresh(inputs)), answer(exercise, inputs), exercise.atol)
+    return same_answer(on_case(exercise, mistake.wrong, inputs), answer(exercise, inputs), exercise.atol)
 
 
 def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list | None = None) -> Feedback:
@@ -1020,7 +1045,7 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
     line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
-        alike = outcome(mistake, fresh(inputs))
+        alike = on_case(exercise, mistake.wrong, inputs)
         if isinstance(alike, Exception) and type(alike) is type(err) and first_line(alike) == first_line(err):
             return Feedback(False, mistake.hint + where, mistake.name)
     mask_of_other_size = "shape of the mask" in str(err) and not mask_meets_other_dimensions(str(err))
@@ -1164,7 +1189,7 @@ def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor
     """Whether `mistake` returns `got` (float64) on `inputs`, exact zeros in the same places (a mistake that would pass
     this case cannot be what made `got` fail it)."""
     expected = answer(exercise, inputs)
-    wrong = outcome(mistake, fresh(inputs))  # what it raises is never the same answer
+    wrong = on_case(exercise, mistake.wrong, inputs)  # what it raises is never the same answer
     if same_answer(wrong, expected, exercise.atol) and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
         return False
     return same_answer(wrong, got, exercise.atol) and torch.equal(
@@ -1385,7 +1410,10 @@ def returned_name(fn, index: int) -> str | None:
 
 def answer(exercise: Exercise, inputs: tuple) -> torch.Tensor:
     """The reference's answer for one case, as a float64 tensor on the CPU."""
-    return as_float(exercise.reference(*fresh(inputs)))
+    got = on_case(exercise, exercise.reference, inputs)
+    if isinstance(got, Exception):
+        raise got
+    return as_float(got).clone()  # a copy: the kept one must stay as it is
 
 
 def as_float(t: torch.Tensor) -> torch.Tensor:
