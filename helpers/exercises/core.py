@@ -460,7 +460,7 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         return hard_coded(exercise, number, shapes)
     if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
         return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
-    if got is not None and (words := unwritten_sequences(as_float(got), answer(exercise, inputs), exercise.atol)):
+    if got is not None and (words := unwritten_rows(as_float(got), answer(exercise, inputs), exercise.atol, dim=0)):
         return after_right_cases(exercise, number, Feedback(False, words))
     if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
         return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
@@ -1461,26 +1461,15 @@ def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, s
 
 
 def unwritten_rows(got: torch.Tensor, expected: torch.Tensor, atol: float, given: torch.Tensor | None = None,
-                   besides: bool = False) -> str | None:
-    """Words for a result whose wrong rows (positions: the second-last dimension, over every sequence of a batch) a
-    loop never wrote (unwritten_along); `given`, the input the answer started from, tells a row left as it came in;
-    with `besides`, rows left all 0 are told though other rows are wrong too."""
-    noun = "row" if got.dim() == 2 else "position"  # in a batch, one position of every sequence
-    return unwritten_along(got, expected, atol, -2, noun, given=given, besides=besides) if got.dim() >= 2 else None
-
-
-def unwritten_sequences(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
-    """Words for a batched result whose wrong sequences (the first dimension) a loop never wrote (unwritten_along)."""
-    return unwritten_along(got, expected, atol, 0, "sequence", where=" of the batch") if got.dim() >= 3 else None
-
-
-def unwritten_along(got: torch.Tensor, expected: torch.Tensor, atol: float, dim: int, noun: str, where: str = "",
-                    given: torch.Tensor | None = None, besides: bool = False) -> str | None:
-    """Words for a result whose every wrong slice along `dim` (a row, a position, a sequence: the `noun`) is all 0,
-    or as `given` had it, where the reference's is not, and some slice right: what a loop that skips some keeps.
-    With `besides`, the slices left all 0 are told though other slices are wrong too. None when that is not so."""
-    if got.shape != expected.shape:
+                   besides: bool = False, dim: int = -2) -> str | None:
+    """Words for a result whose every wrong row is all 0, or as `given` (the input it started from) had it, where the
+    reference's is not, and some row right: what a loop that skips some leaves. A row runs along `dim`: -2, the
+    positions (of every sequence, in a batch), or 0, the sequences of a batch. With `besides`, the rows left all 0 are
+    told though other rows are wrong too. None when that is not so."""
+    if got.shape != expected.shape or got.dim() < (3 if dim == 0 else 2):
         return None
+    noun = "sequence" if dim == 0 else "row" if got.dim() == 2 else "position"
+    where = " of the batch" if dim == 0 else ""
     rows, reference = got.movedim(dim, 0).flatten(1), expected.movedim(dim, 0).flatten(1)
     wrong = ~torch.isclose(rows, reference, atol=atol, rtol=0, equal_nan=True).all(1)
     if not wrong.any() or wrong.all():
