@@ -314,13 +314,9 @@ def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
     differs came from them."""
     results = []
     for value in (0.0, 1.0):
-        with torch.random.fork_rng(devices=[]):
+        with torch.random.fork_rng(devices=[]), FilledEmpty(value):
             torch.manual_seed(0)
-            try:
-                with FilledEmpty(value):
-                    results.append(fn(*fresh(inputs)))
-            except (Exception, SystemExit):
-                return None
+            results.append(attempt(fn, *fresh(inputs)))
     if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) for t in results):
         return None
     zeros, ones = (as_float(t) for t in results)
@@ -382,10 +378,7 @@ def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
 
 def outcome(mistake: Mistake, given: tuple):
     """What `mistake` returns on the inputs `given`, or the exception it raises."""
-    try:
-        return mistake.wrong(*given)
-    except Exception as err:
-        return err
+    return attempt(mistake.wrong, *given)
 
 
 KEPT = {}  # (id of a reference or mistake, id of a case): (it, the case, its result) — see on_case
@@ -590,12 +583,9 @@ class ExactSteps(TorchFunctionMode):
 
 def run_exactly(fn, inputs: tuple):
     """What `fn` returns on fresh copies of `inputs` with its roundings and half-precision steps made exact
-    (ExactSteps), or None when it raises."""
-    try:
-        with ExactSteps(), contextlib.redirect_stdout(io.StringIO()):
-            return fn(*fresh(inputs))
-    except (Exception, SystemExit):
-        return None
+    (ExactSteps), or the exception it raises."""
+    with ExactSteps(), contextlib.redirect_stdout(io.StringIO()):
+        return attempt(fn, *fresh(inputs))
 
 
 def drops_fractions(target, value) -> bool:
@@ -618,11 +608,8 @@ def torch_calls(fn, inputs: tuple) -> TorchCalls:
     """What `fn` itself calls on fresh copies of `inputs` (up to the error, if it raises), not what the functions
     among the inputs call inside."""
     seen = TorchCalls()
-    try:
-        with seen, contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
-            fn(*(seen.given(x) for x in fresh(inputs)))
-    except (Exception, SystemExit):
-        pass
+    with seen, contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
+        attempt(fn, *(seen.given(x) for x in fresh(inputs)))
     return seen
 
 
@@ -675,11 +662,8 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
     x = inputs[0]
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
         return None
-    try:
-        before, again = fn(*fresh(inputs)), fn(*fresh(inputs))
-        after, after_again = fn(*with_position_changed(inputs, at)), fn(*with_position_changed(inputs, at))
-    except (Exception, SystemExit):
-        return None
+    before, again = (attempt(fn, *fresh(inputs)) for _ in range(2))
+    after, after_again = (attempt(fn, *with_position_changed(inputs, at)) for _ in range(2))
     if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) and t.dim() >= 2 and t.shape == before.shape
                for t in (before, again, after, after_again)) or before.shape[-2] != x.shape[-2]:
         return None
@@ -825,9 +809,8 @@ def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float,
     """Whether `fn`, called up to `tries` times more on fresh copies of `inputs`, gives something other than `got`
     (a dropout of 1 % leaves most calls' numbers of a small case alone)."""
     for _ in range(tries):
-        try:
-            again = fn(*fresh(inputs))
-        except (Exception, SystemExit):
+        again = attempt(fn, *fresh(inputs))
+        if isinstance(again, BaseException):
             return False
         if (isinstance(again, torch.Tensor) and not not_a_tensor_like(again) and again.shape == got.shape
                 and not close(as_float(again), as_float(got), atol)):
@@ -847,12 +830,11 @@ def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
     first = inputs[0]
     one = tuple(x[:1] if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs))
     expected = answer(exercise, one)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
-            got = fn(*one)
-    except (Exception, SystemExit) as err:
-        return (f"`{label}` is right for every case but raises {type(err).__name__} on a batch of one sequence, "
-                f"{tuple(one[0].shape)}: {first_line(err)}. Does a step drop the batch's dimension of size 1 "
+    with contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
+        got = attempt(fn, *one)
+    if isinstance(got, BaseException):
+        return (f"`{label}` is right for every case but raises {type(got).__name__} on a batch of one sequence, "
+                f"{tuple(one[0].shape)}: {first_line(got)}. Does a step drop the batch's dimension of size 1 "
                 "(.squeeze() drops every dimension of size 1)?")
     if same_answer(got, expected, exercise.atol):
         return None
@@ -893,11 +875,8 @@ def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
         if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1]:
             with torch.no_grad():
                 x[0] += torch.randn(x[0].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            before, after = fn(*fresh(inputs)), fn(*changed)
-    except (Exception, SystemExit):
-        return False
+    with contextlib.redirect_stdout(io.StringIO()):
+        before, after = attempt(fn, *fresh(inputs)), attempt(fn, *changed)
     usable = all(torch.is_tensor(t) and t.dim() >= 1 and len(t) == len(first) for t in (before, after))
     return usable and not close(as_float(before[-1]), as_float(after[-1]), atol)
 
@@ -913,11 +892,7 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     for b in range(first.shape[0]):
         one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
                     for x in fresh(inputs))
-        try:
-            got = fn(*one)
-        except (Exception, SystemExit):
-            return False
-        if not same_answer(got, expected[b], exercise.atol):
+        if not same_answer(attempt(fn, *one), expected[b], exercise.atol):
             return False
     return True
 
@@ -1291,12 +1266,10 @@ def right_by_name(exercise: Exercise, fn) -> bool:
     (f(q=…, k=…))."""
     names = reference_parameters(exercise, len(exercise.cases[0]))
     for inputs in exercise.cases:
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                got = fn(**dict(zip(names, fresh(inputs), strict=True)))
-            if not same_answer(got, answer(exercise, inputs), exercise.atol) or gradient_problem(exercise, inputs, got):
-                return False
-        except (Exception, SystemExit):  # gradient_problem may raise too, on a graph it cannot go back through
+        with contextlib.redirect_stdout(io.StringIO()):
+            got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
+        wrong = not same_answer(got, answer(exercise, inputs), exercise.atol)
+        if wrong or attempt(gradient_problem, exercise, inputs, got):  # an error too: a graph it cannot go back through
             return False
     return True
 
@@ -1554,6 +1527,14 @@ def first_line(err: BaseException) -> str:
     except Exception:
         text = ""
     return text.splitlines()[0].rstrip(".") if text else "no message"
+
+
+def attempt(fn, /, *args, **kwargs):
+    """fn(*args, **kwargs), or the exception it raises (exit() too): what the learner's code raises is an answer."""
+    try:
+        return fn(*args, **kwargs)
+    except (Exception, SystemExit) as err:
+        return err
 
 
 def fresh(inputs: tuple) -> tuple:
