@@ -277,15 +277,18 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         sizes = listed(size_of(exercise, inputs) for inputs in exercise.cases)
         return Feedback(True, f"your function matches the reference for {sizes}.{note}")
     number, first, got = failures[0]
-    if any(m.name == first.mistake for m in exercise.mistakes):
-        first = fits_most_failures(exercise, failures, first, fn)
+    named = {m.name for m in exercise.mistakes}
+    failed = {k for k, _, _ in failures}
+    alike = [k for k, case in enumerate(exercise.cases)  # the cases it got right with as many dimensions as this one
+             if k not in failed and dimensions(case) == dimensions(exercise.cases[number])]
+    if first.mistake in named:
+        first = fits_most_failures(exercise, failures, first, fn, alike)
     if first.mistake is None:
         first = unnamed_failure(exercise, fn, label, number, first, got, shapes)
         if first.mistake is None and got is not None and (later := named_raise(exercise, failures[1:])):
             first = later  # two slips, say: one that only shows on a square input, and one named where it raises
-    elif any(m.name == first.mistake for m in exercise.mistakes):
-        right = [k for k in range(len(exercise.cases)) if k not in {n for n, _, _ in failures}]
-        first = named_after_right_cases(exercise, number, first, right, raised=got is None)
+    elif first.mistake in named:
+        first = named_after_right_cases(exercise, number, first, alike, raised=got is None)
     elif first.mistake != NO_GRADIENT:  # a cause found by a test of its own; the earlier cases asked no gradient
         first = after_right_cases(exercise, number, first)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
@@ -317,7 +320,7 @@ def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
         with torch.random.fork_rng(devices=[]), FilledEmpty(value):
             torch.manual_seed(0)
             results.append(attempt(fn, *fresh(inputs)))
-    if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) for t in results):
+    if not all(comparable(t) for t in results):
         return None
     zeros, ones = (as_float(t) for t in results)
     if zeros.shape != ones.shape:
@@ -457,18 +460,18 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
         return after_right_cases(exercise, number, Feedback(False, words))
     if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
         return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
-    if one_at_a_time and sequences_mix(fn, inputs, exercise.atol):
-        batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
-        return Feedback(
-            False,
-            f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its sequences read each other: "
-            "changing only the first sequence changes the last one's result. Does a reshape or view merge the batch "
-            f"with the positions ({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep the batch in "
-            "front, and name the other dimensions counting from the end (transpose(-2, -1), softmax(dim=-1)).",
-            ONE_SEQUENCE,
-        )
     if one_at_a_time:
         batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
+        if sequences_mix(fn, inputs, exercise.atol):
+            return Feedback(
+                False,
+                f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its sequences read each "
+                "other: changing only the first sequence changes the last one's result. Does a reshape or view merge "
+                f"the batch with the positions ({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep "
+                "the batch in front, and name the other dimensions counting from the end (transpose(-2, -1), "
+                "softmax(dim=-1)).",
+                ONE_SEQUENCE,
+            )
         return Feedback(
             False,
             f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
@@ -664,8 +667,8 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
         return None
     before, again = (attempt(fn, *fresh(inputs)) for _ in range(2))
     after, after_again = (attempt(fn, *with_position_changed(inputs, at)) for _ in range(2))
-    if not all(isinstance(t, torch.Tensor) and not not_a_tensor_like(t) and t.dim() >= 2 and t.shape == before.shape
-               for t in (before, again, after, after_again)) or before.shape[-2] != x.shape[-2]:
+    usable = all(comparable(t) and t.shape == before.shape for t in (before, again, after, after_again))
+    if not usable or before.dim() < 2 or before.shape[-2] != x.shape[-2]:
         return None
     if not (close(as_float(before), as_float(again), atol) and close(as_float(after), as_float(after_again), atol)):
         return None  # a random answer: no change can be told from its noise
@@ -724,17 +727,16 @@ def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
     return False
 
 
-def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, right: list,
+def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, alike: list,
                             raised: bool = False) -> Feedback:
-    """A named mistake that case `number` matched, where the cases `right` (earlier or later) were right. If that
-    mistake's result would have been wrong on one of those with as many dimensions, the learner did not make it:
+    """A named mistake that case `number` matched, where the cases `alike` (earlier or later, with as many dimensions)
+    were right. If that mistake's result would have been wrong on one of those, the learner did not make it:
     their answer follows the size of some inputs only (÷ 2 typed in, say, which is ÷ √n_head for 4 heads and right
     for a head size of 4). So does an answer that raises (`raised`) where the mistake raises on those cases too (a
     slice one row short, against a table cut to a size typed in). Else, and for any other size clash (sizes read from
     the wrong dimension clash only when the two differ), the hint stands, naming the sizes that were right before it
     (a batch's extra dimension turns dim=1 into another dimension, and so the mistake)."""
     named = [m for m in exercise.mistakes if m.name == verdict.mistake]
-    alike = [k for k in right if dimensions(exercise.cases[k]) == dimensions(exercise.cases[number])]
     fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
     # A slip that raises on the cases the answer got right as well (a slice one row short) is not what it did
     raises_on_them = all(isinstance(on_case(exercise, m.wrong, exercise.cases[k]), Exception)
@@ -812,8 +814,7 @@ def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float,
         again = attempt(fn, *fresh(inputs))
         if isinstance(again, BaseException):
             return False
-        if (isinstance(again, torch.Tensor) and not not_a_tensor_like(again) and again.shape == got.shape
-                and not close(as_float(again), as_float(got), atol)):
+        if comparable(again) and again.shape == got.shape and not close(as_float(again), as_float(got), atol):
             return True
     return False
 
@@ -1171,13 +1172,13 @@ def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor
         not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong)))
 
 
-def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn) -> Feedback:
+def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn, alike: list) -> Feedback:
     """Of the named mistakes that give what the answer gave on its first failed case, the one that also gives it on
     the most of its later failed cases (`first`, the first one named there, on a tie), leaving out those whose hint
     speaks of every input (`every_case`) but that miss one of them. A number typed in can look like a slip on one size
     (1/8 is 1/(2 · head_size) for a head size of 4) and unlike it on another, where the slip follows the size and the
     number does not. Where only such mistakes fit, the answer follows some sizes and not the input's if a case of as
-    many dimensions was right (hard_coded); else the case is judged again without them.
+    many dimensions was right (`alike`: hard_coded); else the case is judged again without them.
     `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
     (number, _, got), *later = failures
     if got is None:
@@ -1194,11 +1195,8 @@ def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn) 
     raised_later = any(returned is None for _, _, returned in failures[1:])  # its hint would speak of that case too
     kept = [m for m in named if not m.every_case or (fits_later(m) == len(later) and not raised_later)]
     if not kept:
-        failed = {k for k, _, _ in failures}
-        right = [k for k, case in enumerate(exercise.cases)
-                 if k not in failed and dimensions(case) == dimensions(inputs)]
-        if right:  # a scale right for one size and like a slip for another: it follows some sizes, not the input's
-            return hard_coded(exercise, number, right=right)
+        if alike:  # a scale right for one size and like a slip for another: it follows some sizes, not the input's
+            return hard_coded(exercise, number, right=alike)
         others = tuple(m for m in exercise.mistakes if m not in named)
         return judge_case(dataclasses.replace(exercise, mistakes=others), inputs, got, fn)
     best = max(kept, key=fits_later)
@@ -1315,6 +1313,11 @@ def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label:
     return None
 
 
+def comparable(x) -> bool:
+    """Whether `x` is a tensor of real numbers that an answer can be compared with (not_a_tensor_like says why not)."""
+    return isinstance(x, torch.Tensor) and not not_a_tensor_like(x)
+
+
 def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: float) -> str:
     """Why a list or tuple is not the answer: one of its items is (return only that one), a stray comma made a tuple
     of one, its tensors join into the answer's shape, it holds tensors of which none is right, or its numbers need
@@ -1361,9 +1364,8 @@ def joining_call(tensors: list, expected: torch.Tensor | None) -> str | None:
 
 
 def same_answer(x, expected: torch.Tensor, atol: float) -> bool:
-    """Whether `x` is a tensor of real numbers (not_a_tensor_like) of `expected`'s shape and values, within `atol`."""
-    usable = isinstance(x, torch.Tensor) and not not_a_tensor_like(x)
-    return usable and x.shape == expected.shape and close(as_float(x), expected, atol)
+    """Whether `x` is a tensor of real numbers (comparable) of `expected`'s shape and values, within `atol`."""
+    return comparable(x) and x.shape == expected.shape and close(as_float(x), expected, atol)
 
 
 def returned_name(fn, index: int) -> str | None:
