@@ -485,7 +485,8 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     same_shape = got is not None and got.shape == expected.shape
     if got is not None and not same_shape and number and verdict.mistake is None:
         verdict = Feedback(False, f"{verdict.message} {typed_size_advice(exercise, number)}")
-    if same_shape and leaves_out_the_softmax(exercise, fn, inputs):
+    # A softmax of its own needs exp: an answer that calls nothing like one takes none
+    if same_shape and takes_softmax(exercise, inputs) and not SOFTMAX_LIKE & torch_calls(fn, inputs).names:
         verdict = Feedback(
             False,
             f"`{label}` takes no softmax, so its rows are scores, not weights (a row of weights is never negative and "
@@ -509,12 +510,6 @@ def named_raise(exercise: Exercise, later: list) -> Feedback | None:
             where = size_of(exercise, exercise.cases[number])
             return Feedback(False, f"for {where}, {verdict.message}", verdict.mistake)
     return None
-
-
-def generic_words(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str:
-    """explain_difference on one case: `got` (float64) against the reference, the first input as the answer got it."""
-    given = as_float(inputs[0]) if torch.is_tensor(inputs[0]) else None
-    return explain_difference(got, answer(exercise, inputs), exercise.atol, takes_softmax(exercise, inputs), given)
 
 
 class TorchCalls(TorchFunctionMode):
@@ -619,12 +614,6 @@ def torch_calls(fn, inputs: tuple) -> TorchCalls:
 def takes_softmax(exercise: Exercise, inputs: tuple) -> bool:
     """Whether the exercise's reference takes a softmax on `inputs` (its own, or the fused attention's)."""
     return bool(WEIGHTS_OR_FUSED & torch_calls(exercise.reference, inputs).names)
-
-
-def leaves_out_the_softmax(exercise: Exercise, fn, inputs: tuple) -> bool:
-    """Whether the reference takes a softmax on `inputs` and `fn` calls nothing that could make one (a softmax of
-    its own needs exp)."""
-    return takes_softmax(exercise, inputs) and not SOFTMAX_LIKE & torch_calls(fn, inputs).names
 
 
 def strays_to_infinity(got, expected: torch.Tensor) -> bool:
@@ -898,10 +887,9 @@ def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
     return True
 
 
-def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) -> Feedback | None:
+def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feedback | None:
     """None when the tensor `got` is right for this case; otherwise the Feedback that says why not. `fn`, the answer,
-    is traced for a wrong result, to tell whether a step dropped fractions (without it, whole numbers always lead,
-    and a store into them goes unseen)."""
+    is run again for a wrong result, to see which steps it took."""
     if got.dtype in SIGNIFICANT_DIGITS:
         return Feedback(
             False,
@@ -925,7 +913,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
         return matched
     whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
     if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
-                  or fn is None or DROPS_FRACTIONS & torch_calls(fn, inputs).names):  # or a step that drops them
+                  or DROPS_FRACTIONS & torch_calls(fn, inputs).names):  # or a step that drops them
         return Feedback(
             False,
             f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and storing a value into "
@@ -933,7 +921,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
             "(torch.zeros and torch.ones make floats unless given a dtype; .float() converts one).",
             WHOLE_NUMBERS,
         )
-    if not is_close and fn is not None and (into := torch_calls(fn, inputs).stored_fractions):
+    if not is_close and (into := torch_calls(fn, inputs).stored_fractions):
         return Feedback(
             False,
             f"your code stores numbers with fractions into a tensor of whole numbers ({into}), which keeps only their "
@@ -964,7 +952,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
         return Feedback(False, "every entry of your result is the right one rounded down to a whole number: is there "
                                "a // where / belongs (// is floor division: 7 // 2 is 3, and 1 // 2 is 0), or a "
                                "rounding step?", FLOOR_DIVISION)
-    if fn is not None and same_answer(run_exactly(fn, inputs), expected, exercise.atol):  # roundings: all of it
+    if same_answer(run_exactly(fn, inputs), expected, exercise.atol):  # roundings: all of it
         off_by = float((got - expected).abs().nan_to_num(math.inf).max())
         near = math.isfinite(off_by)
         how_far = (f"every entry of your result is within {fmt(off_by)} of the right one, but" if near
@@ -980,7 +968,10 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn=None) ->
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
     note = (f" (Your result is also in whole numbers, {dtype}, which cannot hold fractions: keep it in floats.)"
             if whole else "")
-    return Feedback(False, (hint or generic_words(exercise, inputs, got)) + note)
+    if not hint:  # the generic words, told the first input as the answer got it
+        given = as_float(inputs[0]) if torch.is_tensor(inputs[0]) else None
+        hint = explain_difference(got, expected, exercise.atol, takes_softmax(exercise, inputs), given)
+    return Feedback(False, hint + note)
 
 
 def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
