@@ -203,49 +203,28 @@ def scale_slips(scaled, head_size, where: str, checked: str) -> tuple[Mistake, .
     the head sizes of its cases, for the hint of a number typed in). Each is named only where it gives the answer's
     result on every case the answer fails (every_case): a scale that equals one slip for one head size only (1/(2√4) is
     1/4) is told as the scale it is."""
-    def slip(scale_of):
-        return lambda *inputs: scaled(inputs, scale_of(head_size(inputs)))
+    def slip(name: str, scale_of, hint: str) -> Mistake:
+        return Mistake(name, lambda *inputs: scaled(inputs, scale_of(head_size(inputs))), hint, every_case=True)
 
     return (
-        Mistake(
-            "scaled_by_d",
-            slip(lambda d: 1 / d),
-            "you scaled by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and again on the "
-            "scores, say, or before F.scaled_dot_product_attention, which scales by it itself). The scores' spread "
-            f"grows like √head_size: scale once, by head_size ** -0.5 ({where} ** -0.5).",
-            every_case=True,
-        ),
-        Mistake(
-            "power_before_division",
-            slip(lambda d: 1 / (2 * d)),
-            "you scaled by 1/(2 · head_size): in Python ** goes before /, so head_size ** -1/2 is (head_size ** -1) / "
-            "2, and dividing by head_size ** 1/2 divides by head_size, then by 2. Write the power as one number, "
-            "head_size ** -0.5 (or ** (-1/2)).",
-            every_case=True,
-        ),
-        Mistake(
-            "power_before_division",
-            slip(lambda d: 2 / d),
-            "you scaled by 2/head_size, dividing by head_size / 2 (which is √head_size only when head_size is 4). "
-            "head_size ** 1/2 gives that too: in Python ** goes before /, so it is head_size / 2. Divide by the "
-            "square root, head_size ** 0.5 (or ** (1/2)).",
-            every_case=True,
-        ),
-        Mistake(
-            "rounded_square_root",
-            slip(lambda d: 1 / math.isqrt(d)),
-            "you divided by a whole number where √head_size has a fraction: by √head_size rounded down "
-            "(int(math.sqrt(…)) or math.isqrt do that), or by a number typed in that fits one head size only (2 is "
-            f"√4). Compute the scale from the input, {where} ** 0.5, which keeps the fraction.",
-            every_case=True,
-        ),
-        Mistake(
-            "multiplied_by_sqrt_d",
-            slip(lambda d: d**0.5),
-            "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 (or "
-            "divide by head_size ** 0.5).",
-            every_case=True,
-        ),
-        *(Mistake("typed_scale", slip(lambda d, n=n: n**-0.5), typed_scale_hint(n, where, checked), every_case=True)
-          for n in TYPED_HEAD_SIZES),
+        slip("scaled_by_d", lambda d: 1 / d,
+             "you scaled by 1/head_size: by head_size itself, or by head_size ** -0.5 twice (on q and again on the "
+             "scores, say, or before F.scaled_dot_product_attention, which scales by it itself). The scores' spread "
+             f"grows like √head_size: scale once, by head_size ** -0.5 ({where} ** -0.5)."),
+        slip("power_before_division", lambda d: 1 / (2 * d),
+             "you scaled by 1/(2 · head_size): in Python ** goes before /, so head_size ** -1/2 is (head_size ** -1) "
+             "/ 2, and dividing by head_size ** 1/2 divides by head_size, then by 2. Write the power as one number, "
+             "head_size ** -0.5 (or ** (-1/2))."),
+        slip("power_before_division", lambda d: 2 / d,
+             "you scaled by 2/head_size, dividing by head_size / 2 (which is √head_size only when head_size is 4). "
+             "head_size ** 1/2 gives that too: in Python ** goes before /, so it is head_size / 2. Divide by the "
+             "square root, head_size ** 0.5 (or ** (1/2))."),
+        slip("rounded_square_root", lambda d: 1 / math.isqrt(d),
+             "you divided by a whole number where √head_size has a fraction: by √head_size rounded down "
+             "(int(math.sqrt(…)) or math.isqrt do that), or by a number typed in that fits one head size only (2 is "
+             f"√4). Compute the scale from the input, {where} ** 0.5, which keeps the fraction."),
+        slip("multiplied_by_sqrt_d", lambda d: d**0.5,
+             "you multiplied by √head_size, which makes the scores larger still: multiply by head_size ** -0.5 (or "
+             "divide by head_size ** 0.5)."),
+        *(slip("typed_scale", lambda d, n=n: n**-0.5, typed_scale_hint(n, where, checked)) for n in TYPED_HEAD_SIZES),
     )
