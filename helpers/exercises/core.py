@@ -251,13 +251,10 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
         shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got, fn)
         if verdict and strays_to_infinity(got, answer(exercise, inputs)) and torch_calls(fn, inputs).masked_weights:
-            verdict = Feedback(  # what the code did, traced: surer than a named mistake whose NaNs fall alike
-                False,
-                f"`{label}` puts an infinity into the weights after the softmax: it stays there and turns the result "
-                "into ±∞ and NaN. Put the −∞ mask on the scores before the softmax, which turns it into a weight of "
-                "exactly 0.",
-                MASKED_WEIGHTS,
-            )
+            # What the code did, traced: surer than a named mistake whose NaNs fall alike
+            verdict = Feedback(False, f"`{label}` puts an infinity into the weights after the softmax: it stays there "
+                                      "and turns the result into ±∞ and NaN. Put the −∞ mask on the scores before the "
+                                      "softmax, which turns it into a weight of exactly 0.", MASKED_WEIGHTS)
         if verdict is None and (problem := gradient_problem(exercise, inputs, got)):
             verdict = Feedback(False, problem, NO_GRADIENT)
         if verdict:
@@ -463,37 +460,29 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     if one_at_a_time:
         batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
         if sequences_mix(fn, inputs, exercise.atol):
-            return Feedback(
-                False,
-                f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its sequences read each "
-                "other: changing only the first sequence changes the last one's result. Does a reshape or view merge "
-                f"the batch with the positions ({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep "
-                "the batch in front, and name the other dimensions counting from the end (transpose(-2, -1), "
-                "softmax(dim=-1)).",
-                ONE_SEQUENCE,
-            )
-        return Feedback(
-            False,
-            f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
-            f"input: count sizes from the end ({x}.shape[-2]; {x}.shape[0] and len({x}) count the batch, not the "
-            "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T reverses "
-            "every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only)."
-            + (f" On the batch, {verdict.message}" if MASK_AS_INDEX in verdict.message else ""),  # a cause of its own
-            ONE_SEQUENCE,
-        )
+            return Feedback(False, f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its "
+                                   "sequences read each other: changing only the first sequence changes the last one's "
+                                   "result. Does a reshape or view merge the batch with the positions "
+                                   f"({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep the batch "
+                                   "in front, and name the other dimensions counting from the end (transpose(-2, -1), "
+                                   "softmax(dim=-1)).", ONE_SEQUENCE)
+        words = (f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
+                 f"input: count sizes from the end ({x}.shape[-2]; {x}.shape[0] and len({x}) count the batch, not the "
+                 "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T "
+                 "reverses every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).")
+        if MASK_AS_INDEX in verdict.message:  # a cause of its own
+            words += f" On the batch, {verdict.message}"
+        return Feedback(False, words, ONE_SEQUENCE)
     expected = answer(exercise, inputs)
     same_shape = got is not None and got.shape == expected.shape
     if got is not None and not same_shape and number and verdict.mistake is None:
         verdict = Feedback(False, f"{verdict.message} {typed_size_advice(exercise, number)}")
     # A softmax of its own needs exp: an answer that calls nothing like one takes none
     if same_shape and takes_softmax(exercise, inputs) and not SOFTMAX_LIKE & torch_calls(fn, inputs).names:
-        verdict = Feedback(
-            False,
-            f"`{label}` takes no softmax, so its rows are scores, not weights (a row of weights is never negative and "
-            "sums to 1): mask the future of the scores with float('-inf'), then turn each row into weights with "
-            "F.softmax(wei, dim=-1), and only then use them.",
-            NO_SOFTMAX,
-        )
+        verdict = Feedback(False, f"`{label}` takes no softmax, so its rows are scores, not weights (a row of weights "
+                                  "is never negative and sums to 1): mask the future of the scores with "
+                                  "float('-inf'), then turn each row into weights with F.softmax(wei, dim=-1), and "
+                                  "only then use them.", NO_SOFTMAX)
     elif (same_shape and verdict.mistake is None and "future" not in verdict.message  # words that miss the future
           and not strays_to_infinity(got, expected)  # a change cannot be told through ±∞ and NaN
           and lets_the_future_in(exercise, fn, inputs)):
@@ -767,12 +756,9 @@ def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list |
         what = f"right for {listed(size_of(exercise, exercise.cases[k]) for k in right)} but wrong for {wrong}"
     else:
         what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
-    return Feedback(
-        False,
-        f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)), take one from another cell "
-        "(a T or a tril of its own), or remember an earlier answer? Compute everything from the input it is given.",
-        HARD_CODED,
-    )
+    return Feedback(False, f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)), take one "
+                           "from another cell (a T or a tril of its own), or remember an earlier answer? Compute "
+                           "everything from the input it is given.", HARD_CODED)
 
 
 def replays_earlier(exercise: Exercise, number: int, got) -> bool:
@@ -891,13 +877,10 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feed
     """None when the tensor `got` is right for this case; otherwise the Feedback that says why not. `fn`, the answer,
     is run again for a wrong result, to see which steps it took."""
     if got.dtype in SIGNIFICANT_DIGITS:
-        return Feedback(
-            False,
-            f"your result is in {got.dtype}, which keeps only about {SIGNIFICANT_DIGITS[got.dtype]} significant "
-            "digits, too few to tell a right answer from a wrong one: compute in float32, as the lesson does "
-            "(leave out .half(), .bfloat16() and autocast).",
-            LOW_PRECISION,
-        )
+        return Feedback(False, f"your result is in {got.dtype}, which keeps only about "
+                               f"{SIGNIFICANT_DIGITS[got.dtype]} significant digits, too few to tell a right answer "
+                               "from a wrong one: compute in float32, as the lesson does (leave out .half(), "
+                               ".bfloat16() and autocast).", LOW_PRECISION)
     expected = answer(exercise, inputs)
     dtype, got = got.dtype, as_float(got)
     if got.shape != expected.shape:
@@ -914,30 +897,20 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feed
     whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
     if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
                   or DROPS_FRACTIONS & torch_calls(fn, inputs).names):  # or a step that drops them
-        return Feedback(
-            False,
-            f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and storing a value into "
-            "them drop everything after the decimal point. Keep your tensors in floats "
-            "(torch.zeros and torch.ones make floats unless given a dtype; .float() converts one).",
-            WHOLE_NUMBERS,
-        )
+        return Feedback(False, f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and "
+                               "storing a value into them drop everything after the decimal point. Keep your tensors "
+                               "in floats (torch.zeros and torch.ones make floats unless given a dtype; .float() "
+                               "converts one).", WHOLE_NUMBERS)
     if not is_close and (into := torch_calls(fn, inputs).stored_fractions):
-        return Feedback(
-            False,
-            f"your code stores numbers with fractions into a tensor of whole numbers ({into}), which keeps only their "
-            "whole part (1.5 becomes 1): make that tensor a float one (torch.zeros and torch.ones make floats unless "
-            "given a dtype).",
-            WHOLE_NUMBERS,
-        )
+        return Feedback(False, f"your code stores numbers with fractions into a tensor of whole numbers ({into}), "
+                               "which keeps only their whole part (1.5 becomes 1): make that tensor a float one "
+                               "(torch.zeros and torch.ones make floats unless given a dtype).", WHOLE_NUMBERS)
     if is_close:  # right within the tolerance, but a weight that must be exactly 0 is not
         index = first_index(off_zero)
         i, j = index[-2:]
-        return Feedback(
-            False,
-            f"row {i} gives position {j} the weight {fmt(got[index])}, close to 0 but not 0: a weight the lesson says "
-            f"is exactly 0 must be exactly 0, so {exercise.exact_zeros.fix}",
-            exercise.exact_zeros.name,
-        )
+        return Feedback(False, f"row {i} gives position {j} the weight {fmt(got[index])}, close to 0 but not 0: a "
+                               "weight the lesson says is exactly 0 must be exactly 0, so "
+                               f"{exercise.exact_zeros.fix}", exercise.exact_zeros.name)
     first = inputs[0]
     if torch.is_tensor(first) and first.shape == got.shape and torch.equal(got, as_float(first)):
         given = reference_parameters(exercise, 1)[0]
@@ -958,13 +931,10 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feed
         how_far = (f"every entry of your result is within {fmt(off_by)} of the right one, but" if near
                    else "your result holds NaN or ∞ where the right one holds numbers, because")
         room = "" if near else ", and nothing beyond ±65,504 in float16, where −3.4e38 becomes −∞"
-        return Feedback(
-            False,
-            f"{how_far} a step drops digits: a rounding (round, with or without decimals=) or a half-precision tensor "
-            f"(.half(), .bfloat16(): about 3 significant digits{room}). Compute in float32 from start to "
-            "end, as the lesson does, and leave the rounding to printing.",
-            LOW_PRECISION,
-        )
+        return Feedback(False, f"{how_far} a step drops digits: a rounding (round, with or without decimals=) or a "
+                               f"half-precision tensor (.half(), .bfloat16(): about 3 significant digits{room}). "
+                               "Compute in float32 from start to end, as the lesson does, and leave the rounding to "
+                               "printing.", LOW_PRECISION)
     hint = exercise.explain(got, expected, inputs, exercise.atol) if exercise.explain else None
     note = (f" (Your result is also in whole numbers, {dtype}, which cannot hold fractions: keep it in floats.)"
             if whole else "")
@@ -982,14 +952,10 @@ def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedba
     values = got[zeros]
     if values.numel() < 2 or values[0] == 0 or not (values == values[0]).all():
         return None
-    return Feedback(
-        False,
-        f"every weight that must be exactly 0 is {fmt(values[0])}, one number in every such place: where does it come "
-        "from? A starting value (torch.full, ones times a number), or a step after the zeros were made (a clamp, an "
-        "epsilon added, smoothing). Start from exact zeros and add nothing to them, so that those weights stay "
-        "exactly 0.",
-        exercise.exact_zeros.name,
-    )
+    return Feedback(False, f"every weight that must be exactly 0 is {fmt(values[0])}, one number in every such place: "
+                           "where does it come from? A starting value (torch.full, ones times a number), or a step "
+                           "after the zeros were made (a clamp, an epsilon added, smoothing). Start from exact zeros "
+                           "and add nothing to them, so that those weights stay exactly 0.", exercise.exact_zeros.name)
 
 
 def typed_size_advice(exercise: Exercise, number: int) -> str:
