@@ -109,11 +109,10 @@ class Feedback:
 class Mistake:
     """A known wrong answer: `wrong` returns (or raises) what that mistake would, `hint` says what to fix.
 
-    Several mistakes may share a name (two ways to make one error); each keeps a hint of its own.
-    A `wrong` that raises is matched by a learner function raising the same exception with the
-    same message (e.g. the size clash of a missing transpose). `every_case`: the hint speaks of every
-    input (a number typed in), so the mistake is named only where it gives what the answer gave on
-    every case the answer fails.
+    Several mistakes may share a name (two ways to make one error); each keeps a hint of its own. A `wrong` that raises
+    is matched by a learner function raising the same exception with the same message (e.g. the size clash of a
+    missing transpose). `every_case`: the hint speaks of every input (a number typed in), so the mistake is named only
+    where it gives what the answer gave on every case the answer fails.
     """
 
     name: str
@@ -139,15 +138,15 @@ class ExactZeros:
 class Exercise:
     """One "your turn" exercise, declared once and read by `check` and by the generic test.
 
-    name: the function the learner writes (also the key passed to `check`, and the name of the
-        reference solution in solutions/<notebook>.py).
-    reference: the correct function; its results are the answers. Its parameter names are the
-        ones quoted to a learner whose function takes the wrong number of inputs.
+    name: the function the learner writes (also the key passed to `check`, and the name of the reference solution in
+        solutions/<notebook>.py).
+    reference: the correct function; its results are the answers. Its parameter names are the ones quoted to a
+        learner whose function takes the wrong number of inputs.
     cases: input tuples, tried in order; at least two, whose first inputs differ in size.
     mistakes: the named mistakes, tried in order against a wrong answer.
     exact_zeros: optional ExactZeros, the entries that must be exactly 0.
-    explain: optional `(got, expected, inputs, atol) -> str | None`: plain words for a wrong answer that
-        no named mistake matches; `atol` is the exercise's own, for every comparison it makes.
+    explain: optional `(got, expected, inputs, atol) -> str | None`: plain words for a wrong answer that no named
+        mistake matches; `atol` is the exercise's own, for every comparison it makes.
     atol: the tolerance for every other entry.
     notebook: the key of the declaring notebook ("nb03"), the name of its module; all_exercises() fills it in.
     """
@@ -309,9 +308,8 @@ class FilledEmpty(TorchFunctionMode):
 
 
 def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
-    """The index of an entry of `fn`'s result that depends on what torch.empty left in memory, or None. `fn` runs
-    twice, its torch.empty tensors filled with 0 and then with 1, and with the same random numbers: an entry that
-    differs came from them."""
+    """The index of an entry of `fn`'s result that comes from torch.empty's leftovers, or None: run with them filled
+    with 0, then with 1 (and the same random numbers), such an entry differs."""
     results = []
     for value in (0.0, 1.0):
         with torch.random.fork_rng(devices=[]), FilledEmpty(value):
@@ -388,28 +386,22 @@ def on_case(exercise: Exercise, fn, inputs: tuple):
     """What the reference or named mistake `fn` returns (detached) or raises on fresh copies of `inputs`; kept for the
     exercise's own cases, which never change, as its functions' results do not: one check asks for them hundreds of
     times. (The key's objects are kept with the result, so their ids cannot be reused.)"""
-    if not any(inputs is case for case in exercise.cases):
-        return on_inputs(fn, inputs)
     key = (id(fn), id(inputs))
     if key not in KEPT:
-        KEPT[key] = (fn, inputs, on_inputs(fn, inputs))
+        got = attempt(fn, *fresh(inputs))
+        if isinstance(got, BaseException):
+            got = got.with_traceback(None)  # its frames hold the tensors of the run
+        elif isinstance(got, torch.Tensor):
+            got = got.detach()
+        if not any(inputs is case for case in exercise.cases):
+            return got
+        KEPT[key] = (fn, inputs, got)
     return KEPT[key][2]
-
-
-def on_inputs(fn, inputs: tuple):
-    """fn(*fresh(inputs)), detached if a tensor, or the exception it raises."""
-    try:
-        got = fn(*fresh(inputs))
-    except Exception as err:
-        return err.with_traceback(None)  # its frames hold the tensors of the run
-    return got.detach() if isinstance(got, torch.Tensor) else got
 
 
 def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
     """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, when
-    autograd cannot go back through it (it needed a tensor that was then changed in place), or when less of the
-    gradient reaches an input than through the reference (a part computed under no_grad or from a detached copy);
-    else None."""
+    autograd cannot go back through it, or when less of it reaches an input than through the reference; else None."""
     needs = [i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor) and x.requires_grad]
     if not needs:
         return None
@@ -443,9 +435,8 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
 
 
 def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:
-    """A first failure that no named mistake explains: a size carried over from an earlier case, a random result, a
-    loop over the batch that skips sequences, a batch handled as one sequence, a softmax left out, a result that reads
-    the future, or else the case's own reason, naming its input when an earlier one was right."""
+    """A first failure that no named mistake explains, told by the first cause found below (else by the case's own
+    reason), naming its input when an earlier one was right."""
     inputs = exercise.cases[number]
     # Right for each sequence alone: the batch is mishandled, even where the result has an earlier case's shape
     one_at_a_time = right_one_sequence_at_a_time(exercise, fn, inputs)
@@ -521,8 +512,8 @@ class TorchCalls(TorchFunctionMode):
                 filled = [*args[1:], *kwargs.values()]  # the fill (masked_fill) or the two sides (where)
                 self.masked_weights |= (any(arg is w for arg in filled[:2] + [args[0]] for w in self.weights)
                                         and any(is_infinite(arg) for arg in filled))
-            if name in STORED_VALUE and len(args) > STORED_VALUE[name] and drops_fractions(args[0],
-                                                                                        args[STORED_VALUE[name]]):
+            stored = STORED_VALUE.get(name)
+            if stored is not None and len(args) > stored and drops_fractions(args[0], args[stored]):
                 self.stored_fractions = args[0].dtype
         result = func(*args, **kwargs)
         if name in WEIGHT_MAKERS and not self.inside_given:
@@ -638,8 +629,7 @@ def with_position_changed(inputs: tuple, at: int) -> tuple:
 
 def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
     """Which positions of `fn`'s result (a bool per position, over the last but one dimension) change when only
-    position `at` of the first input changes; None when that cannot be asked (the first input is no sequence of
-    positions, the result is not one of the same length, `fn` raises, or it gives two results for the same input)."""
+    position `at` of the first input changes; None when that cannot be asked (a random result among them)."""
     x = inputs[0]
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
         return None
@@ -748,8 +738,7 @@ def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> boo
 
 def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list | None = None) -> Feedback:
     """The feedback for an answer that cannot follow the size of its input: wrong for case `failed`, right for the
-    cases `right` (case 0 unless given; for case 0 failed and none given, its shape, the first of `shapes`, is the
-    same for every case)."""
+    cases `right` (case 0 unless given; for case 0, none: its shape, the first of `shapes`, is every case's)."""
     wrong = size_of(exercise, exercise.cases[failed])
     right = [0] if right is None and failed else right
     if right:
@@ -795,10 +784,8 @@ def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float,
 
 
 def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
-    """For an exercise with a batched case (first input of 3 or more dimensions, a batch of 2 or more): a sentence
-    when `fn`, right on every case, is wrong for that case's first sequence alone kept as a batch of one (a .squeeze()
-    drops its dimension of size 1; the shape, or else the difference, is told); else None. The inputs shaped like the
-    first up to its last dimension are cut."""
+    """For an exercise with a batched case (a batch of 2 or more): a sentence when `fn`, right on every case, is wrong
+    for that case's first sequence kept as a batch of one (a .squeeze() drops its dimension of size 1); else None."""
     inputs = next((c for c in reversed(exercise.cases)
                    if torch.is_tensor(c[0]) and c[0].dim() >= 3 and c[0].shape[0] > 1), None)
     if inputs is None:
@@ -840,9 +827,8 @@ def sequences_left_out(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> 
 
 
 def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
-    """Whether `fn`'s result for the last sequence of a batch changes when only the first sequence changes (every
-    input shaped like the first up to its last dimension is changed there): a causal mask over a batch merged into
-    one long sequence lets each sequence read those before it."""
+    """Whether `fn`'s result for the last sequence of a batch changes when only the first sequence changes: a causal
+    mask over a batch merged into one long sequence lets each sequence read those before it."""
     first = inputs[0]
     if not torch.is_tensor(first) or first.dim() < 3 or first.shape[0] < 2:
         return False
@@ -858,9 +844,8 @@ def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
 
 
 def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
-    """Whether `fn`, wrong for a batched case (first input of 3 or more dimensions), is right for each of
-    its sequences alone: every input shaped like the first up to its last dimension (x, or q and k) is cut along
-    the batch; the others (weights, tables) are handed over whole."""
+    """Whether `fn`, wrong for a batched case, is right for each of its sequences alone: the inputs shaped like the
+    first up to its last dimension (x, or q and k) are cut along the batch, the others (weights, tables) kept whole."""
     first = inputs[0]
     if not isinstance(first, torch.Tensor) or first.dim() < 3:
         return False
@@ -1005,11 +990,9 @@ def raising_line(err: BaseException, fn, width: int = 100) -> tuple[str, dict]:
 
 
 def advice_for(err: BaseException, first_input: str, line: str = "", names: dict | None = None) -> str:
-    """A hint for errors with a well-known cause: a dimension the input lacks, an index past the end, a size typed
-    in, an entry-by-entry product where a matrix product was meant, a tensor made on another device (named after the
-    exercise's first input), an exit. `line`, the learner's line that raised, and `names`, what its frame held, tell
-    a shape's missing dimension (x.shape[3], or s[3] after s = x.shape) from a tuple of the learner's own that is too
-    short."""
+    """A hint for an error with a well-known cause (quoting code with the exercise's first input), or "". `line`, the
+    learner's line that raised, and `names`, what its frame held, tell a shape's missing dimension (x.shape[3], or s[3]
+    after s = x.shape) from a tuple of the learner's own that is too short."""
     text = str(err)
     kept_shapes = [name for name, value in (names or {}).items() if isinstance(value, torch.Size)]
     reads_a_shape = (not line or ".shape" in line or ".size(" in line
@@ -1276,9 +1259,7 @@ def comparable(x) -> bool:
 
 
 def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: float) -> str:
-    """Why a list or tuple is not the answer: one of its items is (return only that one), a stray comma made a tuple
-    of one, its tensors join into the answer's shape, it holds tensors of which none is right, or its numbers need
-    to become one tensor."""
+    """Why a list or tuple is not the answer, and what to return instead."""
     kind = type(got).__name__
     held = None if expected is None else next((i for i, item in enumerate(got) if same_answer(item, expected, atol)),
                                               None)

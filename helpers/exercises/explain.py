@@ -46,7 +46,6 @@ PLUS_INFINITY = (  # the hint for a future filled with +∞, in notebook 03's, 0
     "you filled the future with +∞, float('inf') without its minus sign: the softmax of a row holding +∞ computes "
     "∞ − ∞, NaN. Fill it with float('-inf'), since e^−∞ is exactly 0."
 )
-
 MASKED_WITH_ZERO = (  # the hint for a future filled with 0 before the softmax, in notebook 06's and 10's exercises
     "you filled the future with 0 before the softmax: e⁰ is 1, so every future position still gets a share. Fill it "
     "with float('-inf'), which the softmax turns into exactly 0 (notebook 03)."
@@ -111,10 +110,8 @@ def slipped_weights(q, k, scale=1.0, mask="before", fill=float("-inf"), diagonal
 
 
 def explain_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, atol: float) -> str | None:
-    """The first thing wrong with weights `got` of the right shape: NaN/inf, a negative weight, a future weight that
-    is not exactly 0, rows left all 0 (unwritten_rows), every weight the right one times one factor, a row that does
-    not sum to 1 within `atol`; None when none of these. (`expected` may be None: then no factor or unwritten row is
-    looked for.)"""
+    """The first thing wrong with weights `got` of the right shape, in words, or None (rows are compared within `atol`).
+    `expected` may be None: then no factor or unwritten row is looked for."""
     got = as_float(got)
     if torch.isnan(got).any():
         row = first_index(torch.isnan(got))[0]
