@@ -646,8 +646,7 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
 
 def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
     """Whether `fn`'s result at some earlier position changes with the last position of the first input, where the
-    reference's does not, in an exercise whose answer at position t blends positions 0…t (a head, a block: the
-    reference's later positions change with the first)."""
+    reference's does not, in an exercise whose answer at position t blends positions 0…t (a head, a block)."""
     reference_last = moved_positions(exercise.reference, inputs, -1, exercise.atol)
     reference_first = moved_positions(exercise.reference, inputs, 0, exercise.atol)
     if reference_last is None or reference_first is None or reference_last[:-1].any() or not reference_first[1:].any():
@@ -698,12 +697,11 @@ def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
 def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, alike: list,
                             raised: bool = False) -> Feedback:
     """A named mistake that case `number` matched, where the cases `alike` (earlier or later, with as many dimensions)
-    were right. If that mistake's result would have been wrong on one of those, the learner did not make it:
-    their answer follows the size of some inputs only (÷ 2 typed in, say, which is ÷ √n_head for 4 heads and right
-    for a head size of 4). So does an answer that raises (`raised`) where the mistake raises on those cases too (a
-    slice one row short, against a table cut to a size typed in). Else, and for any other size clash (sizes read from
-    the wrong dimension clash only when the two differ), the hint stands, naming the sizes that were right before it
-    (a batch's extra dimension turns dim=1 into another dimension, and so the mistake)."""
+    were right. If that mistake's result would have been wrong on one of those, the learner did not make it: their
+    answer follows the size of some inputs only (÷ 2 typed in is ÷ √n_head for 4 heads). So does an answer that raises
+    (`raised`) where the mistake raises on those cases too (a slice one row short, against a table cut to a size typed
+    in). Else the hint stands, naming the sizes that were right before it (a batch's extra dimension turns dim=1 into
+    another dimension, and so the mistake)."""
     named = [m for m in exercise.mistakes if m.name == verdict.mistake]
     fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
     # A slip that raises on the cases the answer got right as well (a slice one row short) is not what it did
@@ -763,8 +761,7 @@ def replays_earlier(exercise: Exercise, number: int, got) -> bool:
 
 def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
     """Whether the learner returned one shape for every case although the answers' shapes differ, with as many
-    dimensions as one of the answers (a shape unlike any, such as a number, comes from a reduction, not a size
-    typed in)."""
+    dimensions as one of the answers (a number, say, comes from a reduction, not a size typed in)."""
     if len(shapes) != len(exercise.cases) or len(set(shapes)) != 1:
         return False
     answers = {tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}
@@ -931,8 +928,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feed
 
 def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
     """For `got` right within the tolerance: a Feedback when every entry that must be exactly 0 holds one and the same
-    number instead (a starting value, or a clamp or an epsilon after the zeros were made; a finite mask leaves numbers
-    that differ)."""
+    number instead (a starting value, a clamp; a finite mask leaves numbers that differ)."""
     zeros = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
     values = got[zeros]
     if values.numel() < 2 or values[0] == 0 or not (values == values[0]).all():
@@ -957,9 +953,8 @@ def typed_size_advice(exercise: Exercise, number: int) -> str:
 
 def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
                   right_before: int = 0) -> Feedback:
-    """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words;
-    either way followed by the learner's line that raised, when its source can be read. A size clash on case
-    `right_before`, after that many right ones, is told to look for a size typed in."""
+    """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words, and the
+    line that raised. A size clash after `right_before` right cases is told to look for a size typed in."""
     line, names = raising_line(err, fn)
     where = f" The line that raised: `{line}`." if line else ""
     for mistake in exercise.mistakes:
@@ -975,9 +970,8 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
 
 
 def raising_line(err: BaseException, fn, width: int = 100) -> tuple[str, dict]:
-    """The last line of the learner's own code (the cell or file that defined `fn`) that `err` passed through, as
-    written there (cut to `width` characters), and the names that frame could read (its globals and locals); ("", {})
-    when there is none or its source cannot be read."""
+    """The last line of the learner's own code (the cell or file that defined `fn`) that `err` passed through, cut to
+    `width` characters, and the names that frame could read; ("", {}) when there is none or it cannot be read."""
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
     line, names = "", {}
     tb = err.__traceback__
@@ -1014,15 +1008,14 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 ".detach()ed copy): the layers before it could not learn. Compute with torch from start to end.")
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
-    if isinstance(err, IndexError) and (mask_meets_other_dimensions(text) or ("too many indices" in text
-                                                                               and indexes_by_mask(line, names or {}))):
-        return MASK_AS_INDEX
-    if isinstance(err, IndexError) and "too many indices for tensor of dimension 1" in text:
-        return (" That line gives a tensor of one dimension two indices, [i, j]: was it made with one size "
-                "(torch.zeros(T)) where it needs two (torch.zeros(T, T), or torch.zeros_like(x))?")
-    if isinstance(err, IndexError) and "too many indices" in text:  # x[b, :, :] on one sequence's (T, C)
-        return COUNT_FROM_THE_END
     if isinstance(err, IndexError):
+        if mask_meets_other_dimensions(text) or ("too many indices" in text and indexes_by_mask(line, names or {})):
+            return MASK_AS_INDEX
+        if "too many indices for tensor of dimension 1" in text:
+            return (" That line gives a tensor of one dimension two indices, [i, j]: was it made with one size "
+                    "(torch.zeros(T)) where it needs two (torch.zeros(T, T), or torch.zeros_like(x))?")
+        if "too many indices" in text:  # x[b, :, :] on one sequence's (T, C)
+            return COUNT_FROM_THE_END
         if "tuple index out of range" in text:
             return " That line asks a tuple of your own for an item past its end: a pair holds items 0 and 1."
         if "out of bounds" in text:
@@ -1114,12 +1107,10 @@ def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor
 
 def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn, alike: list) -> Feedback:
     """Of the named mistakes that give what the answer gave on its first failed case, the one that also gives it on
-    the most of its later failed cases (`first`, the first one named there, on a tie), leaving out those whose hint
-    speaks of every input (`every_case`) but that miss one of them. A number typed in can look like a slip on one size
-    (1/8 is 1/(2 · head_size) for a head size of 4) and unlike it on another, where the slip follows the size and the
-    number does not. Where only such mistakes fit, the answer follows some sizes and not the input's if a case of as
-    many dimensions was right (`alike`: hard_coded); else the case is judged again without them.
-    `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
+    the most of its later `failures` (`first`, the first one named, on a tie), leaving out those whose hint speaks of
+    every input (`every_case`) but that miss one of them: a number typed in can look like a slip on one size (1/8 is
+    1/(2 · head_size) for a head size of 4) and unlike it on another. Where only such mistakes fit, the answer follows
+    some sizes, not the input's, if a case `alike` was right (hard_coded); else the case is judged without them."""
     (number, _, got), *later = failures
     if got is None:
         return first
