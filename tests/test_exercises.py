@@ -287,6 +287,20 @@ def test_an_answer_of_one_fixed_shape_is_told_it_hard_codes_a_size(exercise):
     assert f"shape {tuple(shape)} whatever the input" in feedback.message
 
 
+def test_a_slip_on_one_size_but_not_the_next_is_told_the_right_sizes_once():
+    # Right for n = 3, like the every-case slip "times n" for n = 4, like nothing for n = 5: it follows some sizes
+    # only, and the sentence says which were right once (not again in front of the hard-coded words).
+    toy = Exercise("double", lambda x: x * 2, cases=tuple((torch.arange(n) + 1.0,) for n in (3, 4, 5)),
+                   mistakes=(Mistake("times_n", lambda x: x * x.shape[0], "you multiplied by n.", every_case=True),))
+
+    def double(x):
+        return x * {3: 2, 4: 4, 5: 7}[x.shape[0]]
+
+    feedback = judge(toy, double)
+    assert feedback.mistake == HARD_CODED, feedback.message
+    assert feedback.message.startswith("right for a (3,) input but wrong for a (4,) input: "), feedback.message
+
+
 class RaisesWhenCalled:
     def __call__(self, *args):
         raise ValueError("broken on purpose")

@@ -285,8 +285,8 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             first = later  # two slips, say: one that only shows on a square input, and one named where it raises
     elif first.mistake in named:
         first = named_after_right_cases(exercise, number, first, alike, raised=got is None)
-    elif first.mistake != NO_GRADIENT:  # a cause found by a test of its own; the earlier cases asked no gradient
-        first = after_right_cases(exercise, number, first)
+    elif first.mistake not in (NO_GRADIENT, HARD_CODED):  # a cause found by a test of its own (the earlier cases
+        first = after_right_cases(exercise, number, first)  # asked no gradient; hard_coded names the right sizes)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
