@@ -307,8 +307,7 @@ def fit_cell_text(ax) -> None:
 
 
 def fit_numbers_to_cells(fig) -> None:
-    """Lay the figure out, then size the numbers in each heatmap's cells to its cells (fit_cell_text)."""
-    fig.draw_without_rendering()
+    """Size the numbers in each heatmap's cells to its cells as laid out now (fit_cell_text)."""
     for ax in fig.axes:
         if ax.images and ax.texts:
             fit_cell_text(ax)
@@ -425,7 +424,10 @@ def numbers_inside_cells(fig) -> bool:
 
 def smallest_panel_inches(fig) -> float:
     """The side, in inches, of the smallest heatmap of a laid-out figure (its cells keep their aspect)."""
-    return min(min(ax.get_window_extent().bounds[2:]) for ax in heatmap_axes(fig)) / fig.dpi
+    panels = heatmap_axes(fig)
+    for ax in panels:  # shrink each panel to its cells' shape, as drawing it would: the layout alone leaves it unshrunk
+        ax.apply_aspect()
+    return min(min(ax.get_window_extent().bounds[2:]) for ax in panels) / fig.dpi
 
 
 def grid_row(ax) -> int:
@@ -532,9 +534,11 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     # drawn, and a row name that fits them runs past the drawn ones. So run the layout once first: the layout alone,
     # without drawing every artist (the same figure, byte for byte, in less time).
     fig.get_layout_engine().execute(fig)
+    fig.draw_without_rendering()
     fit_numbers_to_cells(fig)
     plt.setp(numbers, visible=True)
     if not numbers_inside_cells(fig):  # some reach out of their panels, so the layout must make room for them
+        fig.draw_without_rendering()
         fit_numbers_to_cells(fig)
         numbers = []
     plt.setp(numbers, visible=False)  # inside their panels they change nothing in the layout: aside while panels move
@@ -542,7 +546,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again
         if wrap_clashing_labels(fig, boxes):
-            fig.draw_without_rendering()
+            fig.get_layout_engine().execute(fig)  # the layout alone: only the panels' size is read before the next
             lost = cells - smallest_panel_inches(fig)  # the extra line's height, taken from the cells: give it back
             fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + max(lost, 0) * nrows)
         elif any(clashes(text, ax, boxes) or runs_under_another_panel(text, ax, boxes)  # on two lines, too wide
@@ -550,6 +554,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
             fig.set_size_inches(fig.get_figwidth() + 0.3 * ncols, fig.get_figheight())
         else:
             break
+        fig.draw_without_rendering()  # laid out again, every text placed where text_boxes measures it
         fit_numbers_to_cells(fig)
         boxes = text_boxes(fig)
     plt.setp(numbers, visible=True)
