@@ -370,6 +370,16 @@ def test_a_function_that_prints_still_passes(exercise, capsys):
     assert "debugging" in capsys.readouterr().out
 
 
+def test_what_an_answer_prints_is_shown_for_each_case_and_not_for_the_reruns(capsys):
+    def running_average(x):  # random: the checker calls it again and again to find that out
+        print("x has shape", tuple(x.shape))
+        return F.dropout(x.cumsum(-2) / torch.arange(1, x.shape[-2] + 1).unsqueeze(-1), 0.1)
+
+    assert check("running_average", running_average).mistake == RANDOM
+    cases = all_exercises()["running_average"].cases
+    assert capsys.readouterr().out.splitlines() == [f"x has shape {tuple(x.shape)}" for x, in cases]
+
+
 @pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
 def test_an_answer_in_double_precision_or_needing_grad_passes(exercise):
     feedback = check(exercise.name, lambda *args: solution(exercise)(*args).double().requires_grad_())

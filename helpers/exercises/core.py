@@ -199,7 +199,7 @@ def check(name: str, fn) -> Feedback:
 
 def judge(exercise: Exercise, fn) -> Feedback:
     """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong (what `fn` prints is
-    held back while it runs and shown afterwards, SHOWN_LINES lines at most)."""
+    held back while it runs on the cases and shown afterwards, SHOWN_LINES lines at most)."""
     if not callable(fn):
         what = "None" if fn is None else article(type(fn).__name__)
         return Feedback(False, f"you passed {what}; pass the function itself: check({exercise.name!r}, "
@@ -562,7 +562,7 @@ class ExactSteps(TorchFunctionMode):
 def run_exactly(fn, inputs: tuple):
     """What `fn` returns on fresh copies of `inputs` with its roundings and half-precision steps made exact
     (ExactSteps), or the exception it raises."""
-    with ExactSteps(), contextlib.redirect_stdout(io.StringIO()):
+    with ExactSteps():
         return attempt(fn, *fresh(inputs))
 
 
@@ -586,7 +586,7 @@ def torch_calls(fn, inputs: tuple) -> TorchCalls:
     """What `fn` itself calls on fresh copies of `inputs` (up to the error, if it raises), not what the functions
     among the inputs call inside."""
     seen = TorchCalls()
-    with seen, contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
+    with seen:
         attempt(fn, *(seen.given(x) for x in fresh(inputs)))
     return seen
 
@@ -1461,9 +1461,12 @@ def first_line(err: BaseException) -> str:
 
 
 def attempt(fn, /, *args, **kwargs):
-    """fn(*args, **kwargs), or the exception it raises (exit() too): what the learner's code raises is an answer."""
+    """fn(*args, **kwargs), or the exception it raises (exit() too): what the learner's code raises is an answer.
+    What it prints is dropped: the learner sees what their function printed on the cases, not on each rerun made to
+    find a cause."""
     try:
-        return fn(*args, **kwargs)
+        with contextlib.redirect_stdout(io.StringIO()):
+            return fn(*args, **kwargs)
     except (Exception, SystemExit) as err:
         return err
 
