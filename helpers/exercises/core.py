@@ -790,8 +790,7 @@ def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
     first = inputs[0]
     one = tuple(x[:1] if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs))
     expected = answer(exercise, one)
-    with contextlib.redirect_stdout(io.StringIO()):  # what it prints was shown once already
-        got = attempt(fn, *one)
+    got = attempt(fn, *one)
     if isinstance(got, BaseException):
         return (f"`{label}` is right for every case but raises {type(got).__name__} on a batch of one sequence, "
                 f"{tuple(one[0].shape)}: {first_line(got)}. Does a step drop the batch's dimension of size 1 "
@@ -834,8 +833,7 @@ def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
         if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1]:
             with torch.no_grad():
                 x[0] += torch.randn(x[0].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
-    with contextlib.redirect_stdout(io.StringIO()):
-        before, after = attempt(fn, *fresh(inputs)), attempt(fn, *changed)
+    before, after = attempt(fn, *fresh(inputs)), attempt(fn, *changed)
     usable = all(torch.is_tensor(t) and t.dim() >= 1 and len(t) == len(first) for t in (before, after))
     return usable and not close(as_float(before[-1]), as_float(after[-1]), atol)
 
@@ -1110,7 +1108,8 @@ def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn, 
     the most of its later `failures` (`first`, the first one named, on a tie), leaving out those whose hint speaks of
     every input (`every_case`) but that miss one of them: a number typed in can look like a slip on one size (1/8 is
     1/(2 · head_size) for a head size of 4) and unlike it on another. Where only such mistakes fit, the answer follows
-    some sizes, not the input's, if a case `alike` was right (hard_coded); else the case is judged without them."""
+    some sizes, not the input's, if a case `alike` was right (hard_coded); else the case is judged without them.
+    `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
     (number, _, got), *later = failures
     if got is None:
         return first
@@ -1195,8 +1194,7 @@ def right_by_name(exercise: Exercise, fn) -> bool:
     (f(q=…, k=…))."""
     names = reference_parameters(exercise, len(exercise.cases[0]))
     for inputs in exercise.cases:
-        with contextlib.redirect_stdout(io.StringIO()):
-            got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
+        got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
         wrong = not same_answer(got, answer(exercise, inputs), exercise.atol)
         if wrong or attempt(gradient_problem, exercise, inputs, got):  # an error too: a graph it cannot go back through
             return False
