@@ -370,6 +370,18 @@ def test_a_function_that_prints_still_passes(exercise, capsys):
     assert "debugging" in capsys.readouterr().out
 
 
+def test_the_results_kept_between_checks_stay_few_and_change_no_verdict(monkeypatch):
+    from helpers.exercises import core
+
+    right = solution(EXERCISES["multi_head"])
+    answers = [right, lambda *args: right(*args) * 2, lambda *args: right(*args)[..., :-1]]  # right, doubled, cut
+    verdicts = [check("multi_head", fn) for fn in answers]
+    monkeypatch.setattr(core, "KEPT_AT_MOST", 5)
+    core.KEPT.clear()
+    assert [check("multi_head", fn) for fn in answers] == verdicts
+    assert 0 < len(core.KEPT) <= 5
+
+
 def test_what_an_answer_prints_is_shown_for_each_case_and_not_for_the_reruns(capsys):
     def running_average(x):  # random: the checker calls it again and again to find that out
         print("x has shape", tuple(x.shape))

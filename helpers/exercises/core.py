@@ -380,6 +380,7 @@ def outcome(mistake: Mistake, given: tuple):
 
 
 KEPT = {}  # (id of a reference or mistake, id of a case): (it, the case, its result) — see on_case
+KEPT_AT_MOST = 4096  # all ten exercises need about 600; a module reloaded again and again must not fill memory
 
 
 def on_case(exercise: Exercise, fn, inputs: tuple):
@@ -395,6 +396,8 @@ def on_case(exercise: Exercise, fn, inputs: tuple):
             got = got.detach()
         if not any(inputs is case for case in exercise.cases):
             return got
+        if len(KEPT) >= KEPT_AT_MOST:
+            KEPT.clear()
         KEPT[key] = (fn, inputs, got)
     return KEPT[key][2]
 
