@@ -71,10 +71,7 @@ def stage_info(stage: str) -> tuple[str, bool]:
 
 def tick_labels(labels, n: int) -> list[str]:
     """Tick labels for `n` positions: "0 F", "1 i", … for characters, so a repeated letter stays unambiguous.
-
-    Without labels, the positions alone; labels that are already the positions, or longer names
-    (such as "row" or "t=3"), are shown as they are.
-    """
+    Without labels, the positions alone; labels that are the positions, or longer names ("row", "t=3"), as they are."""
     positions = [str(i) for i in range(n)]
     if labels is None:
         return positions
@@ -177,19 +174,18 @@ def show_wei(wei, labels=None, *, stage="softmax", ax=None, causal=None, key_lab
              bound=None, axis_names="plain", colour_bar=True):
     """Draw `wei` as a heatmap: the looking positions down the side, the looked-at positions along the top.
 
-    stage: one of STAGES ('raw', 'masked', 'softmax', 'weights', 'visibility'); it names the panel
-    ("wei — raw scores") and picks the colour scale (weights share a fixed 0–1 scale so panels compare).
-    causal: also mark the future cells as masked; by default on for weights whose future cells
-    all hold exactly 0. mask: optionally, a boolean matrix of wei's shape, True where masked.
+    stage: one of STAGES ('raw', 'masked', 'softmax', 'weights', 'visibility'); it names the panel ("wei — raw
+    scores") and picks the colour scale (weights share a fixed 0–1 scale so panels compare).
+    causal: also mark the future cells as masked; by default on for weights whose future cells all hold exactly 0.
+    mask: optionally, a boolean matrix of wei's shape, True where masked.
     bound: the ± limit of a scores colour scale (show_wei_stages passes one shared by its panels).
     axis_names: "plain" (default, "position looking (row)") or "qk" ("query: position looking").
     colour_bar: False leaves the colour bar out (show_wei_stages draws one per group of panels that share a scale);
     a 'visibility' panel never has one.
-    Every text is TEXT_PT or larger; the axes get a label (`ax.get_label()`) describing the heatmap, which is
-    the figure's alt text when show_wei drew the figure itself.
-    Masked cells are always hatched grey, so a masked cell never looks like a true 0; on the
-    weights scale, a value below 0 or above 1 is painted orange. Axis ticks read "0 F", "1 i", …
-    Up to 12×12 each cell's value is written; a large matrix is drawn plainly, on a capped figure.
+    Every text is TEXT_PT or larger; the axes get a label (`ax.get_label()`) describing the heatmap, which is the
+    figure's alt text when show_wei drew the figure itself. Masked cells are always hatched grey, so a masked cell
+    never looks like a true 0; on the weights scale, a value below 0 or above 1 is painted orange. Axis ticks read
+    "0 F", "1 i", … Up to 12×12 each cell's value is written; a large matrix is drawn plainly, on a capped figure.
     """
     stage_title, is_weights = stage_info(stage)
     if axis_names not in AXIS_NAMES:
@@ -296,21 +292,14 @@ def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text.replace("-", "−")
 
 
-def fit_cell_text(ax) -> None:
-    """Size the numbers written in the cells to the cells as drawn now (four characters fit one)."""
-    T, S = ax.images[0].get_array().shape
-    box = ax.get_position()
-    width, height = ax.figure.get_size_inches()
-    cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
-    size = min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points))
-    plt.setp(ax.texts, fontsize=size)
-
-
 def fit_numbers_to_cells(fig) -> None:
-    """Size the numbers in each heatmap's cells to its cells as laid out now (fit_cell_text)."""
-    for ax in fig.axes:
-        if ax.images and ax.texts:
-            fit_cell_text(ax)
+    """Size the numbers written in each heatmap's cells to its cells as laid out now (four characters fit one)."""
+    width, height = fig.get_size_inches()
+    for ax in heatmap_axes(fig):
+        T, S = ax.images[0].get_array().shape
+        box = ax.get_position()
+        cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
+        plt.setp(ax.texts, fontsize=min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points)))
 
 
 def relative_luminance(colour) -> float:
@@ -343,7 +332,7 @@ def _annotate(ax, m, masked, is_weights, whole=False):
             ax.text(j, i, cell_value_text(v, is_weights, whole), ha="center", va="center", color=colour)
         elif v == -math.inf:  # a white box keeps "−∞" readable on top of the grey hatching
             ax.text(j, i, "−∞", ha="center", va="center", color="black", bbox=white_box)
-    fit_cell_text(ax)
+    fit_numbers_to_cells(ax.figure)
 
 
 # Inches a panel of show_wei_stages needs besides its cells: tick labels and axis name on the left (first
@@ -436,15 +425,12 @@ def grid_row(ax) -> int:
 
 
 def name_shared_axis_once(fig) -> None:
-    """Where the panels in one row name an axis (rows or columns) alike, write the name once, on the row's first
-    panel: the same words under every panel say nothing new and crowd the figure. Best before the first layout."""
-    for _, same_row in itertools.groupby(heatmap_axes(fig), key=grid_row):  # the panels come row by row
-        row = list(same_row)
-        for axis in ("xaxis", "yaxis"):
-            labels = [getattr(ax, axis).label for ax in row]
-            if len({label.get_text() for label in labels if label.get_text()}) == 1:
-                for label in labels[1:]:
-                    label.set_text("")
+    """Write the axis names, alike on every panel, once per row, on its first panel: the same words under every panel
+    say nothing new and crowd the figure. Best before the first layout."""
+    for ax in heatmap_axes(fig):
+        if ax.get_subplotspec().colspan.start > 0:
+            ax.xaxis.label.set_text("")
+            ax.yaxis.label.set_text("")
 
 
 def panel_names(fig) -> list:
@@ -487,14 +473,13 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     """Draw several `wei` matrices side by side, three to a row (or `ncols`), a row at most MAX_STAGES_WIDTH wide.
 
     `panels` is a list of Panel (or of tuples in its order); returns the figure.
-    Score panels share one colour scale (± the largest finite score of any of them); weight
-    panels share the fixed 0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel
-    with the same row labels as its left neighbour leaves them to it. An axis name the panels of a row share is
-    written once, under (or beside) the row's first panel. No two texts run into each other: a title or axis name
-    that would goes onto two lines (the figure grows to keep its cells), as does a row name taller than its panel
-    and a column name reaching under the next panel.
-    `size` is each panel's side in inches (chosen to fit by default). `fig`: draw into this Figure (one made
-    without pyplot, say) instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
+    Score panels share one colour scale (± the largest finite score of any of them); weight panels share the fixed
+    0–1 scale. Neighbouring panels on one scale share one colour bar, and a panel with the same row labels as its
+    left neighbour leaves them to it. An axis name the panels of a row share is written once, under (or beside) the
+    row's first panel. No two texts run into each other: a title or axis name that would goes onto two lines (the
+    figure grows to keep its cells), as does a row name taller than its panel and a column name reaching under the
+    next panel. `size` is each panel's side in inches (chosen to fit by default). `fig`: draw into this Figure (one
+    made without pyplot, say) instead of a new pyplot figure. The figure's label (its alt text) describes every panel.
     """
     if not isinstance(panels, (list, tuple)) or not panels or not all(
             isinstance(panel, (list, tuple)) and 2 <= len(panel) <= 4 for panel in panels):
@@ -521,10 +506,8 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
         scale_ends = row_end or is_weights[k + 1] != is_weights[k]  # all scores share one scale, all weights 0–1
         show_wei(m, row_labels[k], stage=panel.stage, ax=ax, causal=causal, title=panel.title, bound=bound,
                  axis_names=axis_names, colour_bar=scale_ends)
-        same_rows = k % ncols and row_labels[k] == row_labels[k - 1] and m.shape[0] == matrices[k - 1].shape[0]
-        if same_rows:  # the left neighbour already names these rows
-            ax.tick_params(labelleft=False)
-            ax.set_ylabel("")
+        if k % ncols and row_labels[k] == row_labels[k - 1] and m.shape[0] == matrices[k - 1].shape[0]:
+            ax.tick_params(labelleft=False)  # the left neighbour already names these rows
     for ax in axes[n:]:  # the empty places of a last row that is not full
         ax.remove()
     name_shared_axis_once(fig)  # before the first layout, which then leaves no room for the emptied names
@@ -558,8 +541,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
         fit_numbers_to_cells(fig)
         boxes = text_boxes(fig)
     plt.setp(numbers, visible=True)
-    described = [ax.get_label() for ax in fig.axes if ax.images and ax.get_title()]
-    fig.set_label(f"A figure of {n} heatmaps. " + " ".join(described))
+    fig.set_label(f"A figure of {n} heatmaps. " + " ".join(ax.get_label() for ax in heatmap_axes(fig)))
     return fig
 
 

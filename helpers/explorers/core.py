@@ -26,7 +26,8 @@ from ..words import counted
 
 # Explorers compute in float32: a number beyond this is infinite there, and softmax of it is nan.
 FLOAT32_MAX = torch.finfo(torch.float32).max
-MINUS_LOOKALIKES = "−–‐‑"  # minus sign, en dash, hyphen, non-breaking hyphen: typed for "-"
+# The prose's minus sign, en dash, hyphen and non-breaking hyphen (autocorrect's dashes) read as "-", and ∞ as inf
+TYPED_SIGNS = str.maketrans({"−": "-", "–": "-", "‐": "-", "‑": "-", "∞": "inf"})
 LOOKALIKES = {  # characters that look like one of tiny Shakespeare's, and what to type instead
     "\u00a0": "a non-breaking space, which looks like a space: type an ordinary space",
     "’": "a curly apostrophe: type the straight one, '",
@@ -39,11 +40,8 @@ SIGNS = " ".join(ch for ch in CHARS if not ch.isalpha() and not ch.isspace())
 
 def explorer(refuses):
     """Declare a notebook's explorer, with the bad inputs it must refuse: ({parameter: value}, words) pairs.
-
-    tests/test_explorers.py holds every declared explorer to the contract above: drawn with its defaults it
-    shows one figure and returns a dict; given each bad input (its other parameters at their defaults) it
-    prints one sentence holding the words, draws nothing and returns None.
-    """
+    tests/test_explorers.py holds it to the contract above, each bad input given with the other parameters at their
+    defaults: one sentence holding the words, no figure."""
 
     def declare(callback):
         callback.refuses = tuple(refuses)
@@ -86,15 +84,12 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
                   limit: str = "so every value fits on the picture") -> tuple[list[float] | None, str | None]:
     """Read comma-separated numbers (the prose's − is read as minus).
 
-    Returns (values, None), or (None, one sentence saying what is wrong and what to type instead).
-    Every value must be finite in float32, the precision the explorers compute in; `limit` says why there may be
-    at most `max_count`.
+    Returns (values, None), or (None, one sentence saying what is wrong and what to type instead). Every value must
+    be finite in float32, the precision the explorers compute in; `limit` says why there may be at most `max_count`.
     """
     if not isinstance(text, str) or not text.strip():
         return None, f"There are no {what}s: type numbers separated by commas, e.g. {example}."
-    for sign in MINUS_LOOKALIKES:  # the prose's minus, and the dashes autocorrect makes of a typed one
-        text = text.replace(sign, "-")
-    text = text.replace("∞", "inf").strip()
+    text = text.translate(TYPED_SIGNS).strip()
     if text[:1] in "[(" and text[-1:] in "])":  # a row copied as the prose writes it, [2, −1, 3]
         text = text.replace("[", "").replace("]", "").replace("(", "").replace(")", "")
     joined = re.search(r"\d+,\d+", text)  # 1,5 or 1,000 beside a comma and a space: one number or two?
@@ -120,10 +115,8 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
             return None, (f"{what.capitalize()} {position}, {quote(piece)}, is infinite: type finite {what}s, between "
                           "-3.4e38 and 3.4e38.")
         if abs(value) > FLOAT32_MAX:
-            return None, (
-                f"{what.capitalize()} {position}, {quote(piece)}, is too large to compute with (float32 overflows): "
-                f"keep every {what} between -3.4e38 and 3.4e38."
-            )
+            return None, (f"{what.capitalize()} {position}, {quote(piece)}, is too large to compute with (float32 "
+                          f"overflows): keep every {what} between -3.4e38 and 3.4e38.")
         values.append(value)
     if len(values) > max_count:
         return None, f"There are {len(values)} {what}s: give at most {max_count}, {limit}."
@@ -159,10 +152,8 @@ def check_position(value, length: int) -> str | None:
     if value < 0:
         return f"The position 'now' is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:
-        return (
-            f"The position 'now' is {value}, past the end of {counted(length, 'score')} (positions 0 to "
-            f"{length - 1}): move it to {length - 1} or lower, or type more scores."
-        )
+        return (f"The position 'now' is {value}, past the end of {counted(length, 'score')} (positions 0 to "
+                f"{length - 1}): move it to {length - 1} or lower, or type more scores.")
     return None
 
 
