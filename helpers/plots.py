@@ -385,13 +385,11 @@ def text_boxes(fig) -> dict:
 
 def clashes(text, ax, boxes: dict) -> bool:
     """Whether `text` (a title or axis name of `ax`) runs into another text of the figure (boxes: text_boxes(fig)),
-    a tick label of its own axes aside: closer than TEXT_GAP_PX, or than TITLE_GAP_PX to another panel's title. A
-    text emptied since the figure was measured runs into nothing."""
-    box = boxes[text][2] if text in boxes else text.get_window_extent()
+    a tick label of its own axes aside: closer than TEXT_GAP_PX, or than TITLE_GAP_PX to another panel's title."""
+    box = boxes[text][2]
     return any(box.overlaps(other_box.padded(TITLE_GAP_PX if text is ax.title and other is owner.title else
                                              TEXT_GAP_PX))
-               for other, (owner, tick, other_box) in boxes.items()
-               if other is not text and not (tick and owner is ax) and other.get_text().strip())
+               for other, (owner, tick, other_box) in boxes.items() if other is not text and not (tick and owner is ax))
 
 
 def heatmap_axes(fig) -> list:
@@ -442,13 +440,13 @@ def panel_names(fig) -> list:
 def taller_than_its_panel(text, ax, boxes: dict) -> bool:
     """Whether `text` is the row name of `ax` and taller than the panel, so that it runs past its top and bottom
     (a short panel of three rows, say). Needs a laid-out figure and its text_boxes."""
-    return text is ax.yaxis.label and text in boxes and boxes[text][2].height > ax.get_window_extent().height
+    return text is ax.yaxis.label and boxes[text][2].height > ax.get_window_extent().height
 
 
 def runs_under_another_panel(text, ax, boxes: dict) -> bool:
     """Whether `text` is the column name of `ax` and reaches under another panel of its row, where it would read as
     that panel's name too (a long name under a small panel). Needs a laid-out figure and its text_boxes."""
-    if text is not ax.xaxis.label or text not in boxes:
+    if text is not ax.xaxis.label:
         return False
     box = boxes[text][2]
     return any(other is not ax and grid_row(other) == grid_row(ax)
@@ -555,9 +553,7 @@ MIN_EDGE_WIDTH = 0.8  # points: the faintest arrow drawn stays visible
 def graph_edges(wei, per_row=None) -> list[tuple[int, int, float]]:
     """The arrows (t, s, weight) to draw for a (T, T) `wei`: every non-zero weight, or each row's `per_row` largest
     (with every weight that ties the last of them: a graph must not pick one of two equal weights as the stronger).
-
-    A weight of exactly 0 is never an arrow, so masked cells never are.
-    """
+    A weight of exactly 0 is never an arrow, so masked cells never are."""
     w = torch.as_tensor(wei).detach().to("cpu", torch.float32)
     if w.dim() != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"A graph needs a square (T, T) wei, not shape {tuple(w.shape)}.")
@@ -582,12 +578,12 @@ def kept_arrows(per_row=None) -> str:
 def draw_graph(wei, labels, ax=None, title=None, per_row=None, legend=True):
     """Draw `wei` as a directed graph: one node per position, an arrow from key s to query t of width ∝ wei[t, s].
 
-    Arrows from the past bend above the nodes (blue); arrows from the future, which only exist without a
-    mask, bend below them (orange). A loop over a node is the position reading itself. A weight of exactly 0
-    is no arrow at all, so masked cells draw nothing. With `per_row`, each position keeps only its `per_row`
-    strongest incoming arrows (loops included), so that a long word stays readable; the legend says so.
-    Every arrow is at least MIN_EDGE_WIDTH points wide. `legend=False` leaves the legend out, and the room below
-    the nodes kept for it goes to the arrows. Returns the axes, labelled with a description.
+    Arrows from the past bend above the nodes (blue); arrows from the future, which only exist without a mask, bend
+    below them (orange). A loop over a node is the position reading itself. A weight of exactly 0 is no arrow at all,
+    so masked cells draw nothing. With `per_row`, each position keeps only its `per_row` strongest incoming arrows
+    (loops included), so that a long word stays readable; the legend says so. Every arrow is at least MIN_EDGE_WIDTH
+    points wide. `legend=False` leaves the legend out, and the room below the nodes kept for it goes to the arrows.
+    Returns the axes, labelled with a description.
     """
     T = torch.as_tensor(wei).shape[0]
     edges = graph_edges(wei, per_row)
@@ -633,10 +629,8 @@ def draw_graph(wei, labels, ax=None, title=None, per_row=None, legend=True):
 
 
 def plot_losses(history, reference=None, reference_label=None, ax=None):
-    """Plot train and val loss from `train()`'s history, with an optional horizontal reference line.
-
-    The axes (and a figure plot_losses made itself) get a label saying what the curves show: the alt text.
-    """
+    """Plot train and val loss from `train()`'s history, with an optional horizontal reference line. The axes (and a
+    figure plot_losses made itself) get a label saying what the curves show: the alt text."""
     if not history:
         raise ValueError("history is empty: train() records losses only every eval_interval steps (none with "
                          "eval_interval=None). Train with an eval_interval, e.g. 300, and pass the history it returns.")
@@ -665,11 +659,9 @@ def running_mean(losses, window: int) -> torch.Tensor:
 
 def plot_batch_losses(curves: dict, window: int = 25, references: dict | None = None, ax=None):
     """One line per run: its training loss batch by batch, each point the mean of the last `window` batches.
-
     `curves` maps a run's name to its batch losses (the list `train_and_measure` fills as `batch_losses`);
     `references` maps a label to a loss drawn as a grey line (dashed, dotted, then dash-dotted). The axes (and a
-    figure this made itself) get a label saying what the curves show: the alt text.
-    """
+    figure this made itself) get a label saying what the curves show: the alt text."""
     if not curves:
         raise ValueError("curves is empty: pass {run name: its list of batch losses}, e.g. {'run': batch_losses}.")
     shortest = min(len(losses) for losses in curves.values())
@@ -726,20 +718,16 @@ def alt_text(fig) -> str:
 
 
 def figure_alt_metadata(fig):
-    """IPython formatter for a Figure: no data of its own, only metadata {"image/png": {"alt": ...}}.
-
-    The PNG itself is still drawn by matplotlib's own formatter (whatever figure format is configured);
-    IPython keeps this metadata beside it in the output, where nbconvert builds (tools/site.py) read it.
-    """
+    """IPython formatter for a Figure: no data of its own, only metadata {"image/png": {"alt": ...}}. The PNG itself
+    is still drawn by matplotlib's own formatter (whatever figure format is configured); IPython keeps this metadata
+    beside it in the output, where nbconvert builds (tools/site.py) read it."""
     return {}, {"image/png": {"alt": alt_text(fig)}}
 
 
 def register_alt_text(shell=None) -> bool:
-    """Attach alt text to every Figure IPython displays (pyplot's inline backend or `display(fig)`).
-
-    Registered on IPython's mime-bundle formatter for matplotlib's Figure, which matplotlib's own
-    formatters never replace. Outside IPython (a script, pytest) it does nothing and returns False.
-    """
+    """Attach alt text to every Figure IPython displays (pyplot's inline backend or `display(fig)`): registered on
+    IPython's mime-bundle formatter for matplotlib's Figure, which matplotlib's own formatters never replace. Outside
+    IPython (a script, pytest) it does nothing and returns False."""
     if shell is None:
         from IPython import get_ipython
 

@@ -82,11 +82,9 @@ def report(problem: str) -> None:
 
 def parse_numbers(text, example: str, max_count: int, what: str = "score",
                   limit: str = "so every value fits on the picture") -> tuple[list[float] | None, str | None]:
-    """Read comma-separated numbers (the prose's − is read as minus).
-
-    Returns (values, None), or (None, one sentence saying what is wrong and what to type instead). Every value must
-    be finite in float32, the precision the explorers compute in; `limit` says why there may be at most `max_count`.
-    """
+    """Read comma-separated numbers (the prose's − is read as minus): (values, None), or (None, one sentence saying
+    what is wrong and what to type instead). Every value must be finite in float32, the precision the explorers
+    compute in; `limit` says why there may be at most `max_count`."""
     if not isinstance(text, str) or not text.strip():
         return None, f"There are no {what}s: type numbers separated by commas, e.g. {example}."
     text = text.translate(TYPED_SIGNS).strip()
@@ -126,9 +124,7 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
 def parse_word(word, max_len: int, what: str = "word", example: str = "hou",
                alphabet: str | None = None) -> tuple[list[int] | None, str | None]:
     """Encode a typed word; return (indices, None), or (None, one sentence saying what is wrong and what to do).
-
-    `alphabet`: the only characters this explorer knows (default: every character of tiny Shakespeare).
-    """
+    `alphabet`: the only characters this explorer knows (default: every character of tiny Shakespeare)."""
     if not isinstance(word, str):
         return None, f"The {what} is {type(word).__name__}, not text: type characters, e.g. {example!r}."
     if not word:
@@ -164,11 +160,9 @@ def seeded_randn(seed: int, *shapes: tuple) -> tuple[torch.Tensor, ...]:
 
 
 def link_range(text_control, slider, count_fn) -> None:
-    """Keep `slider.max` at the last position of what `text_control` holds, now and whenever it changes.
-
-    `count_fn(text)` says how many items the text holds (0 when it is unusable: the slider is then left
-    alone, and the explorer reports the problem). Lowering `max` also pulls the slider's value down to it.
-    """
+    """Keep `slider.max` at the last position of what `text_control` holds, now and whenever it changes (lowering
+    `max` also pulls the slider's value down to it). `count_fn(text)` says how many items the text holds: 0 when it
+    is unusable, and the slider is then left alone while the explorer reports the problem."""
 
     def follow(change=None):
         count = count_fn(text_control.value)
