@@ -292,14 +292,19 @@ def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text.replace("-", "−")
 
 
+def fit_cell_text(ax) -> None:
+    """Size the numbers written in the cells to the cells as laid out now (four characters fit one)."""
+    T, S = ax.images[0].get_array().shape
+    box = ax.get_position()
+    width, height = ax.figure.get_size_inches()
+    cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
+    plt.setp(ax.texts, fontsize=min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points)))
+
+
 def fit_numbers_to_cells(fig) -> None:
-    """Size the numbers written in each heatmap's cells to its cells as laid out now (four characters fit one)."""
-    width, height = fig.get_size_inches()
+    """fit_cell_text for every heatmap of the figure."""
     for ax in heatmap_axes(fig):
-        T, S = ax.images[0].get_array().shape
-        box = ax.get_position()
-        cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
-        plt.setp(ax.texts, fontsize=min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points)))
+        fit_cell_text(ax)
 
 
 def relative_luminance(colour) -> float:
@@ -332,7 +337,7 @@ def _annotate(ax, m, masked, is_weights, whole=False):
             ax.text(j, i, cell_value_text(v, is_weights, whole), ha="center", va="center", color=colour)
         elif v == -math.inf:  # a white box keeps "−∞" readable on top of the grey hatching
             ax.text(j, i, "−∞", ha="center", va="center", color="black", bbox=white_box)
-    fit_numbers_to_cells(ax.figure)
+    fit_cell_text(ax)
 
 
 # Inches a panel of show_wei_stages needs besides its cells: tick labels and axis name on the left (first
