@@ -520,7 +520,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     # drawn, and a row name that fits them runs past the drawn ones. So run the layout once first: the layout alone,
     # without drawing every artist (the same figure, byte for byte, in less time).
     fig.get_layout_engine().execute(fig)
-    fig.draw_without_rendering()
+    fig.draw_without_rendering()  # the second pass, every text placed where it is measured below
     fit_numbers_to_cells(fig)
     plt.setp(numbers, visible=True)
     if not numbers_inside_cells(fig):  # some reach out of their panels, so the layout must make room for them
@@ -532,7 +532,7 @@ def show_wei_stages(panels, *, labels=None, causal=None, size=None, axis_names="
     cells = smallest_panel_inches(fig)
     for _ in range(4):  # each change moves the panels, which may make another clash: look again
         if wrap_clashing_labels(fig, boxes):
-            fig.get_layout_engine().execute(fig)  # the layout alone: only the panels' size is read before the next
+            fig.get_layout_engine().execute(fig)  # the layout alone: only the panels' size is read before the draw
             lost = cells - smallest_panel_inches(fig)  # the extra line's height, taken from the cells: give it back
             fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + max(lost, 0) * nrows)
         elif any(clashes(text, ax, boxes) or runs_under_another_panel(text, ax, boxes)  # on two lines, too wide
