@@ -1201,13 +1201,15 @@ def test_rows_or_columns_returned_as_a_list_are_told_how_to_stack_them():
     assert columns.passed is False and columns.message.endswith("with torch.stack(..., dim=1)."), columns.message
 
 
-def test_the_heads_outputs_returned_as_a_list_are_told_to_concatenate_them():
+def test_the_heads_outputs_returned_as_a_list_are_told_to_concatenate_them_and_then_to_project():
     def heads_alone(x, wq, wk, wv, proj):
         return [torch.nn.functional.scaled_dot_product_attention(x @ q, x @ k, x @ v, is_causal=True)
                 for q, k, v in zip(wq, wk, wv, strict=True)]
 
     feedback = check("multi_head", heads_alone)
-    assert feedback.passed is False and feedback.message.endswith("with torch.cat(..., dim=-1)."), feedback.message
+    assert feedback.passed is False, feedback.message
+    assert "join them into one tensor of the answer's shape with torch.cat(..., dim=-1). Joined, " in feedback.message
+    assert feedback.message.endswith("the projection is missing: return proj(torch.cat(outs, dim=-1)).")
 
 
 def test_a_wrong_tensor_returned_beside_something_else_is_told_to_return_the_answer_alone():

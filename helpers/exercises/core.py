@@ -245,6 +245,9 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
         if problem := not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol):
+            joined = joined_items(got, answer(exercise, inputs))
+            if joined is not None and len(got) > 1 and (still := judge_case(exercise, inputs, joined[1], fn)):
+                problem += f" Joined, {still.message}"  # the list of heads, say: joined, they still need proj
             failures.append((number, Feedback(False, problem), None))
             continue
         shapes.append(tuple(got.shape))
@@ -1268,28 +1271,30 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     tensors = [item for item in got if isinstance(item, torch.Tensor)]
     if len(tensors) == len(got) == 1:
         return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
-    join = joining_call(tensors, expected) if len(tensors) == len(got) else None
+    join = joined_items(got, expected)
     if join is not None:
         return (f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's "
-                f"shape with {join}.")
+                f"shape with {join[0]}.")
     if tensors:
         return (f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return "
                 "your answer alone, one tensor.")
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
 
 
-def joining_call(tensors: list, expected: torch.Tensor | None) -> str | None:
-    """The torch.stack or torch.cat call that gives `tensors` the answer's shape ("torch.stack(..., dim=1)"), or
-    None."""
-    if expected is None or not tensors or any(t.shape != tensors[0].shape for t in tensors):
+def joined_items(got, expected: torch.Tensor | None) -> tuple[str, torch.Tensor] | None:
+    """For a list or tuple of tensors alike in shape, the torch.stack or torch.cat call that gives them the answer's
+    shape, in words ("torch.stack(..., dim=1)"), and what it gives; else None."""
+    if expected is None or not isinstance(got, (list, tuple)) or not got:
         return None
-    last = tensors[0].dim() - 1
+    if not all(comparable(t) for t in got) or any(t.shape != got[0].shape for t in got):
+        return None
+    last = got[0].dim() - 1
     for dim in range(last + 2):  # a new dimension, anywhere
-        if torch.stack(tensors, dim).shape == expected.shape:
-            return f"torch.stack(..., dim={dim})"
+        if (stacked := torch.stack(list(got), dim)).shape == expected.shape:
+            return f"torch.stack(..., dim={dim})", stacked
     for dim in range(last + 1):  # side by side along one they have (the heads' outputs along the last)
-        if torch.cat(tensors, dim).shape == expected.shape:
-            return f"torch.cat(..., dim={-1 if dim == last else dim})"
+        if (joined := torch.cat(list(got), dim)).shape == expected.shape:
+            return f"torch.cat(..., dim={-1 if dim == last else dim})", joined
     return None
 
 
