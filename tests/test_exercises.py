@@ -370,6 +370,39 @@ def test_a_function_that_prints_still_passes(exercise, capsys):
     assert "debugging" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("exercise", ALL, ids=lambda e: e.name)
+def test_every_reference_and_mistake_gives_the_same_on_a_case_whatever_the_random_state(exercise):
+    # The checker keeps what they give on each case (on_case): that is right only if nothing in them is random.
+    def run(fn, inputs, seed):
+        torch.manual_seed(seed)
+        got = outcome(Mistake("", fn, ""), fresh(inputs))
+        return f"{type(got).__name__}: {got}" if isinstance(got, BaseException) else as_float(got)
+
+    for fn in (exercise.reference, *(m.wrong for m in exercise.mistakes)):
+        for inputs in exercise.cases:
+            first, again = run(fn, inputs, 0), run(fn, inputs, 1)
+            same = first == again if isinstance(first, str) else torch.equal(first.nan_to_num(), again.nan_to_num())
+            assert same, f"{exercise.name}: {getattr(fn, '__name__', fn)} gives two results for one case"
+
+
+def test_a_result_kept_under_one_default_dtype_is_not_used_under_another(monkeypatch):
+    from helpers.exercises import core
+
+    monkeypatch.setattr(core, "KEPT", {})  # nothing kept yet: the first check below keeps its results under float64
+
+    def block_forward(x, ln1, heads, ln2, ffwd):  # new LayerNorms: under float64 the slip's own ones raise
+        ln = torch.nn.LayerNorm(x.shape[-1])
+        x = x + heads(ln(x))
+        return x + ffwd(ln(x))
+
+    try:
+        torch.set_default_dtype(torch.float64)  # a learner's cell, say
+        in_float64 = check("block_forward", block_forward)
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert in_float64.mistake == check("block_forward", block_forward).mistake == "default_layer_norms"
+
+
 def test_the_results_kept_between_checks_stay_few_and_change_no_verdict(monkeypatch):
     from helpers.exercises import core
 
@@ -1199,6 +1232,9 @@ def test_rows_or_columns_returned_as_a_list_are_told_how_to_stack_them():
     assert rows.passed is False and rows.message.endswith("with torch.stack(..., dim=0)."), rows.message
     columns = check("running_average", lambda x: list(solution(EXERCISES["running_average"])(x).unbind(1)))
     assert columns.passed is False and columns.message.endswith("with torch.stack(..., dim=1)."), columns.message
+    # A square answer's columns stack into its shape along dim 0 too, as its transpose: the right join is named
+    square = check("masked_softmax_weights", lambda s: list(solution(EXERCISES["masked_softmax_weights"])(s).unbind(1)))
+    assert square.passed is False and square.message.endswith("with torch.stack(..., dim=1)."), square.message
 
 
 def test_the_heads_outputs_returned_as_a_list_are_told_to_concatenate_them_and_then_to_project():

@@ -142,7 +142,9 @@ class Exercise:
         solutions/<notebook>.py).
     reference: the correct function; its results are the answers. Its parameter names are the ones quoted to a
         learner whose function takes the wrong number of inputs.
-    cases: input tuples, tried in order; at least two, whose first inputs differ in size.
+    cases: input tuples, tried in order; at least two, whose first inputs differ in size. Never changed in place: the
+        reference's and the mistakes' results on them are worked out once and kept (on_case), so those functions
+        must also give the same result for the same inputs (nothing random, nothing read from elsewhere).
     mistakes: the named mistakes, tried in order against a wrong answer.
     exact_zeros: optional ExactZeros, the entries that must be exactly 0.
     explain: optional `(got, expected, inputs, atol) -> str | None`: plain words for a wrong answer that no named
@@ -245,9 +247,10 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
         if problem := not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol):
-            joined = joined_items(got, answer(exercise, inputs))
-            if joined is not None and len(got) > 1 and (still := judge_case(exercise, inputs, joined[1], fn)):
-                problem += f" Joined, {still.message}"  # the list of heads, say: joined, they still need proj
+            fits = joins(got, answer(exercise, inputs))  # one way only: a square answer's rows and columns both fit
+            if len(fits) == 1 and len(got) > 1 and comparable(joined := fits[0][1]):
+                if still := judge_case(exercise, inputs, joined, fn):
+                    problem += f" Joined, {still.message}"  # the list of heads, say: joined, they still need proj
             failures.append((number, Feedback(False, problem), None))
             continue
         shapes.append(tuple(got.shape))
@@ -382,15 +385,17 @@ def outcome(mistake: Mistake, given: tuple):
     return attempt(mistake.wrong, *given)
 
 
-KEPT = {}  # (id of a reference or mistake, id of a case): (it, the case, its result) — see on_case
+KEPT = {}  # (id of a reference or mistake, id of a case, default dtype and device): (it, the case, its result)
 KEPT_AT_MOST = 4096  # all ten exercises need about 600; a module reloaded again and again must not fill memory
 
 
 def on_case(exercise: Exercise, fn, inputs: tuple):
     """What the reference or named mistake `fn` returns (detached) or raises on fresh copies of `inputs`; kept for the
-    exercise's own cases, which never change, as its functions' results do not: one check asks for them hundreds of
-    times. (The key's objects are kept with the result, so their ids cannot be reused.)"""
-    key = (id(fn), id(inputs))
+    exercise's own cases, since one check asks for them hundreds of times. That needs the cases never changed in place
+    and `fn` to give the same for the same inputs (see Exercise), under the same default dtype and device, which a
+    learner's cell may change (torch.set_default_dtype) and are part of the key. The key's objects are kept with the
+    result, so their ids cannot be reused."""
+    key = (id(fn), id(inputs), torch.get_default_dtype(), torch.get_default_device())
     if key not in KEPT:
         got = attempt(fn, *fresh(inputs))
         if isinstance(got, BaseException):
@@ -1271,31 +1276,29 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
     tensors = [item for item in got if isinstance(item, torch.Tensor)]
     if len(tensors) == len(got) == 1:
         return f"`{label}` returns {article(kind)} of one tensor{comma}: return the tensor itself."
-    join = joined_items(got, expected)
-    if join is not None:
+    if fits := joins(got, expected):  # the join that gives the answer, if one does
+        words = next((words for words, joined in fits if same_answer(joined, expected, atol)), fits[0][0])
         return (f"`{label}` returns {len(got)} tensors ({article(kind)}): join them into one tensor of the answer's "
-                f"shape with {join[0]}.")
+                f"shape with {words}.")
     if tensors:
         return (f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return "
                 "your answer alone, one tensor.")
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
 
 
-def joined_items(got, expected: torch.Tensor | None) -> tuple[str, torch.Tensor] | None:
-    """For a list or tuple of tensors alike in shape, the torch.stack or torch.cat call that gives them the answer's
-    shape, in words ("torch.stack(..., dim=1)"), and what it gives; else None."""
-    if expected is None or not isinstance(got, (list, tuple)) or not got:
-        return None
-    if not all(comparable(t) for t in got) or any(t.shape != got[0].shape for t in got):
-        return None
-    last = got[0].dim() - 1
-    for dim in range(last + 2):  # a new dimension, anywhere
-        if (stacked := torch.stack(list(got), dim)).shape == expected.shape:
-            return f"torch.stack(..., dim={dim})", stacked
-    for dim in range(last + 1):  # side by side along one they have (the heads' outputs along the last)
-        if (joined := torch.cat(list(got), dim)).shape == expected.shape:
-            return f"torch.cat(..., dim={-1 if dim == last else dim})", joined
-    return None
+def joins(got, expected: torch.Tensor | None) -> list[tuple[str, torch.Tensor]]:
+    """For a list or tuple of tensors alike in shape, every torch.stack or torch.cat call that gives them the answer's
+    shape, in words ("torch.stack(..., dim=1)"), with what it gives."""
+    tensors = list(got) if isinstance(got, (list, tuple)) else []
+    if expected is None or not tensors or not all(isinstance(t, torch.Tensor) for t in tensors):
+        return []
+    if any(t.shape != tensors[0].shape for t in tensors):
+        return []
+    last = tensors[0].dim() - 1
+    stacked = [(f"torch.stack(..., dim={dim})", torch.stack(tensors, dim)) for dim in range(last + 2)]  # a new one
+    joined = [(f"torch.cat(..., dim={-1 if dim == last else dim})", torch.cat(tensors, dim))  # side by side along one
+              for dim in range(last + 1)]  # they have (the heads' outputs along the last)
+    return [(words, t) for words, t in stacked + joined if t.shape == expected.shape]
 
 
 def same_answer(x, expected: torch.Tensor, atol: float) -> bool:
@@ -1321,8 +1324,8 @@ def returned_name(fn, index: int) -> str | None:
 def answer(exercise: Exercise, inputs: tuple) -> torch.Tensor:
     """The reference's answer for one case, as a float64 tensor on the CPU."""
     got = on_case(exercise, exercise.reference, inputs)
-    if isinstance(got, Exception):
-        raise got
+    if isinstance(got, BaseException):  # a new error: raising the kept one would hang this run's frames on it
+        raise RuntimeError(f"the reference {exercise.name} raised {type(got).__name__}: {first_line(got)}")
     return as_float(got).clone()  # a copy: the kept one must stay as it is
 
 
