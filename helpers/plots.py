@@ -302,7 +302,8 @@ def fit_cell_text(ax) -> None:
 
 
 def fit_numbers_to_cells(fig) -> None:
-    """fit_cell_text for every heatmap of the figure."""
+    """fit_cell_text for every heatmap of the figure, as laid out now (lay it out first: draw it, or run its layout
+    engine or tight_layout)."""
     for ax in heatmap_axes(fig):
         fit_cell_text(ax)
 

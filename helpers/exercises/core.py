@@ -291,8 +291,10 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             first = later  # two slips, say: one that only shows on a square input, and one named where it raises
     elif first.mistake in named:
         first = named_after_right_cases(exercise, number, first, alike, raised=got is None)
-    elif first.mistake not in (NO_GRADIENT, HARD_CODED):  # a cause found by a test of its own (the earlier cases
-        first = after_right_cases(exercise, number, first)  # asked no gradient; hard_coded names the right sizes)
+    # A cause found by a test of its own, led by the sizes that were right (the earlier cases asked no gradient, and
+    # hard_coded names the right sizes itself)
+    elif first.mistake not in (NO_GRADIENT, HARD_CODED):
+        first = after_right_cases(exercise, number, first)
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
@@ -640,7 +642,8 @@ def with_position_changed(inputs: tuple, at: int) -> tuple:
 
 def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
     """Which positions of `fn`'s result (a bool per position, over the last but one dimension) change when only
-    position `at` of the first input changes; None when that cannot be asked (a random result among them)."""
+    position `at` of the first input changes; None when that cannot be asked: the first input is no sequence of
+    positions, a result is not one of the same length (or raises), or two calls on one input differ (a random one)."""
     x = inputs[0]
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
         return None
