@@ -410,7 +410,7 @@ def test_the_results_kept_between_checks_stay_few_and_change_no_verdict(monkeypa
     answers = [right, lambda *args: right(*args) * 2, lambda *args: right(*args)[..., :-1]]  # right, doubled, cut
     verdicts = [check("multi_head", fn) for fn in answers]
     monkeypatch.setattr(core, "KEPT_AT_MOST", 5)
-    core.KEPT.clear()
+    monkeypatch.setattr(core, "KEPT", {})
     assert [check("multi_head", fn) for fn in answers] == verdicts
     assert 0 < len(core.KEPT) <= 5
 
