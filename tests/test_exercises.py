@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.attention import future_mask
+from helpers.exercises import core
 from helpers.exercises.core import (
     FLOOR_DIVISION,
     HARD_CODED,
@@ -386,8 +387,6 @@ def test_every_reference_and_mistake_gives_the_same_on_a_case_whatever_the_rando
 
 
 def test_a_result_kept_under_one_default_dtype_is_not_used_under_another(monkeypatch):
-    from helpers.exercises import core
-
     monkeypatch.setattr(core, "KEPT", {})  # nothing kept yet: the first check below keeps its results under float64
 
     def block_forward(x, ln1, heads, ln2, ffwd):  # new LayerNorms: under float64 the slip's own ones raise
@@ -404,8 +403,6 @@ def test_a_result_kept_under_one_default_dtype_is_not_used_under_another(monkeyp
 
 
 def test_the_results_kept_between_checks_stay_few_and_change_no_verdict(monkeypatch):
-    from helpers.exercises import core
-
     right = solution(EXERCISES["multi_head"])
     answers = [right, lambda *args: right(*args) * 2, lambda *args: right(*args)[..., :-1]]  # right, doubled, cut
     verdicts = [check("multi_head", fn) for fn in answers]
@@ -2179,8 +2176,6 @@ def test_sdpa_named_in_a_comment_only_gets_no_sdpa_advice():
 
 def test_a_source_that_no_longer_parses_still_gets_one_sentence(monkeypatch):
     import tokenize
-
-    import helpers.exercises.core as core
 
     def unreadable(fn):
         raise tokenize.TokenError("EOF in multi-line statement", (1, 0))

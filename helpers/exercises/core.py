@@ -247,11 +247,7 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
             return Feedback(None, f"`{label}` returns None so far: make it return your tensor.")
         changed_input |= not same_inputs(given, inputs)
         if problem := not_a_tensor_like(got, answer(exercise, inputs), fn, label, exercise.atol):
-            fits = joins(got, answer(exercise, inputs))  # one way only: a square answer's rows and columns both fit
-            if len(fits) == 1 and len(got) > 1 and comparable(joined := fits[0][1]):
-                if still := judge_case(exercise, inputs, joined, fn):
-                    problem += f" Joined, {still.message}"  # the list of heads, say: joined, they still need proj
-            failures.append((number, Feedback(False, problem), None))
+            failures.append((number, Feedback(False, problem + what_joined_lacks(exercise, inputs, got, fn)), None))
             continue
         shapes.append(tuple(got.shape))
         verdict = judge_case(exercise, inputs, got, fn)
@@ -1287,6 +1283,17 @@ def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: floa
         return (f"`{label}` returns {len(got)} things ({article(kind)}), and none of them is the right answer: return "
                 "your answer alone, one tensor.")
     return f"return a tensor, not {article(kind)}: wrap your numbers in torch.tensor(...) or use torch.stack(...)."
+
+
+def what_joined_lacks(exercise: Exercise, inputs: tuple, got, fn) -> str:
+    """For several tensors that one join alone gives the answer's shape (several_items tells the learner to join
+    them), what the joined tensor still gets wrong, " Joined, …" (the list of heads, say: joined, they still need the
+    projection); else "". Where two joins fit (a square answer's rows and columns) it cannot tell which was meant."""
+    fits = joins(got, answer(exercise, inputs))
+    if len(fits) != 1 or len(got) < 2 or not comparable(joined := fits[0][1]):
+        return ""
+    still = judge_case(exercise, inputs, joined, fn)
+    return f" Joined, {still.message}" if still else ""
 
 
 def joins(got, expected: torch.Tensor | None) -> list[tuple[str, torch.Tensor]]:
