@@ -53,10 +53,10 @@ def explore_word_order(first: str = "dogs", second: str = "gods"):
     kinds = (("without", "token vectors only", "tokens only"), ("with", "token + position vectors", "token + position"))
     for row, (kind, title, short) in zip(axes, kinds, strict=True):
         weights, outputs = zip(*(blend[kind] for blend in blends), strict=True)
-        same = bool(torch.allclose(outputs[0], outputs[1], atol=1e-6, rtol=0))
+        verdict = "the same" if torch.allclose(outputs[0], outputs[1], atol=1e-6, rtol=0) else "different"
         shown[kind], shown["wei"][kind] = outputs, weights
-        verdicts.append(f"{'the same' if same else 'different'} from {title}")
-        print(f"{title}: the last position's output is {'the same' if same else 'different'}")
+        verdicts.append(f"{verdict} from {title}")
+        print(f"{title}: the last position's output is {verdict}")
         for ax, word, output, wei in zip(row, words, outputs, weights, strict=True):
             print(f"    {word!r:>10} → {fmt_row(output)}")
             # the last position's weights over the word, as a one-row heatmap with every weight in its cell

@@ -48,38 +48,32 @@ def linear(weight) -> nn.Linear:
     return layer
 
 
-def draw_bars(ax, word: str, rows: torch.Tensor, title: str, limits: tuple[float, float]) -> None:
-    """Two bars per position (channel 0, channel 1) of a (T, 2) tensor, on the y range `limits`."""
-    positions = torch.arange(len(word)).numpy()
-    ax.bar(positions - 0.2, rows[:, 0].numpy(), width=0.4, label="channel 0")
-    ax.bar(positions + 0.2, rows[:, 1].numpy(), width=0.4, label="channel 1")
-    ax.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
-    ax.set_ylim(*limits)
-    ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set(title=title, xlabel="position: character")
-
-
-def draw(word: str, wei: torch.Tensor, out: torch.Tensor, title: str, v: torch.Tensor | None = None) -> None:
-    """`wei` as a heatmap beside the outputs `out` as bars; with `v`, the values each position hands over between
-    them, on the outputs' scale, so that each output reads as a blend of the values."""
-    shown = [out] if v is None else [v, out]
+def draw(word: str, wei: torch.Tensor, bars: dict[str, torch.Tensor]) -> None:
+    """`wei` as a heatmap beside bar charts {title: (T, 2) tensor}, two bars per position (channel 0, channel 1), on
+    one y range: the outputs alone, or the values v then the outputs, so that each output reads as a blend of them."""
+    with_values = len(bars) == 2
     grow = 0.55 * max(0, len(word) - 4)  # inches: from 5 letters on the figure grows, so its numbers stay legible
-    size = (9 + grow, 3.6 + grow) if v is None else (10.5, 3.6 + grow)
-    ratios = [1, 1.2 if grow == 0 else 1] if v is None else [1, 1, 1]  # a growing heatmap gets half the width
-    fig, axes = new_figure(size, 1, 1 + len(shown), gridspec_kw={"width_ratios": ratios})
+    size = (10.5, 3.6 + grow) if with_values else (9 + grow, 3.6 + grow)
+    ratios = [1, 1, 1] if with_values else [1, 1.2 if grow == 0 else 1]  # a growing heatmap gets half the width
+    fig, axes = new_figure(size, 1, 1 + len(bars), gridspec_kw={"width_ratios": ratios})
     show_wei(wei, labels=list(word), stage="weights", ax=axes[0], title="wei (who looks at whom)", axis_names="qk",
-             colour_bar=v is None)
-    every = torch.cat(shown)
+             colour_bar=not with_values)
+    every = torch.cat(list(bars.values()))
     limits = (min(0.0, float(every.min()) - 1), max(13.0, float(every.max()) + 3))
-    titles = [title] if v is None else ["v (what each hands over)", title]
-    for ax, rows, panel_title in zip(axes[1:], shown, titles, strict=True):
-        draw_bars(ax, word, rows, panel_title, limits)
+    positions = torch.arange(len(word)).numpy()
+    for ax, (title, rows) in zip(axes[1:], bars.items(), strict=True):
+        ax.bar(positions - 0.2, rows[:, 0].numpy(), width=0.4, label="channel 0")
+        ax.bar(positions + 0.2, rows[:, 1].numpy(), width=0.4, label="channel 1")
+        ax.set_xticks(list(positions), [f"{t}:{c}" for t, c in enumerate(word)])
+        ax.set_ylim(*limits)
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set(title=title, xlabel="position: character")
     # compact handles and spacing: two entries side by side fit inside a third of the figure's width
     axes[-1].legend(loc="upper left", ncol=2, handlelength=1.0, handletextpad=0.4, columnspacing=0.8)
     fig.tight_layout()
-    values = "" if v is None else " the values v and of"
+    values = " the values v and of" if with_values else ""
     show(fig, f"Heatmap of wei for {word!r} beside bar charts of{values} out = wei @ v, two bars per position: "
-              f"{title}.")
+              f"{list(bars)[-1]}.")
 
 
 @explorer(refuses=[
@@ -96,10 +90,8 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     numbers, problem = parse_numbers(value_weight, HOU_VALUE_TEXT, max_count=6, what="number",
                                      limit="the value weight is 2×3")
     if problem is None and len(numbers) != 6:
-        problem = (
-            f"That is {counted(len(numbers), 'number')}: the value weight is 2×3, so type 6, row by row, "
-            f"e.g. {HOU_VALUE_TEXT}."
-        )
+        problem = (f"That is {counted(len(numbers), 'number')}: the value weight is 2×3, so type 6, row by row, "
+                   f"e.g. {HOU_VALUE_TEXT}.")
     if problem:
         return report(problem)
     w_v = torch.tensor(numbers).reshape(2, 3)
@@ -111,7 +103,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     for t, ch in enumerate("hou"):
         print(f"{ch}: wei {fmt_row(wei[t])}   v {fmt_row(w_v[:, t])}   out {fmt_row(out[t])}")
     v = w_v.T  # row t: what position t (one-hot) hands over
-    draw("hou", wei, out, "out = wei @ v", v)
+    draw("hou", wei, {"v (what each hands over)": v, "out = wei @ v": out})
     return {"wei": wei, "v": v, "out": out}
 
 
@@ -136,7 +128,7 @@ def explore_word(word: str = "you"):
         v = value(one_hot(word))
     for t, ch in enumerate(word):
         print(f"{t}:{ch}  wei {fmt_row(wei[t, : t + 1])}   out {fmt_row(out[t])}")
-    draw(word, wei, out, f"out for {word!r}")
+    draw(word, wei, {f"out for {word!r}": out})
     return {"wei": wei, "v": v, "out": out}
 
 

@@ -25,8 +25,7 @@ def layer_weights(model, idx: list[int], layer: int) -> torch.Tensor:
 
     The head reads what its block gives it: the stream after the blocks below, LayerNormed by the block's ln1.
     """
-    idx = torch.tensor([idx], device=model_device(model))
-    x = embed(model, idx)
+    x = embed(model, torch.tensor([idx], device=model_device(model)))
     for block in model.blocks[:layer]:
         x = block(x)
     x = model.blocks[layer].ln1(x)
