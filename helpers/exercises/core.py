@@ -18,6 +18,7 @@ import linecache
 import math
 import re
 import textwrap
+import traceback
 from dataclasses import dataclass
 from typing import Callable
 
@@ -50,6 +51,7 @@ DROPS_FRACTIONS = {"__setitem__", "copy_", "long", "int", "short", "__floordiv__
                    "floor", "trunc", "fix", "round"}  # steps that make a float whole (a store: into whole numbers)
 STORED_VALUE = {"__setitem__": 2, "copy_": 1}  # where the value stored is among the arguments (after the tensor)
 SIGNIFICANT_DIGITS = {torch.float16: 3, torch.bfloat16: 2}  # about how many a half-precision number keeps
+CONVERSIONS = {"half", "bfloat16", "to", "type", "type_as"}  # what turns a tensor into another dtype
 SHOWN_LINES = 20  # at most this many lines of what the learner's function prints are shown
 CHANGED_INPUT = (  # added to the verdict on a function that changed its input in place
     " Note: your function changed its input in place (with +=, x[t] = … or a method ending in _, say); leave the "
@@ -545,9 +547,6 @@ class TorchCalls(TorchFunctionMode):
         return unnoted
 
 
-CONVERSIONS = {"half", "bfloat16", "to", "type", "type_as"}  # what turns a tensor into another dtype
-
-
 class ExactSteps(TorchFunctionMode):
     """While active, a rounding hands back what it was given, a conversion to half precision keeps float32, and a
     tensor asked for in half precision is made in float32: the code as it would run without losing digits."""
@@ -884,23 +883,23 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feed
         return lifted
     if matched := match_mistake(exercise, inputs, got):
         return matched
-    whole = not is_close and not dtype.is_floating_point and not torch.equal(expected, expected.round())
-    if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
-                  or DROPS_FRACTIONS & torch_calls(fn, inputs).names):  # or a step that drops them
-        return Feedback(False, f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and "
-                               "storing a value into them drop everything after the decimal point. Keep your tensors "
-                               "in floats (torch.zeros and torch.ones make floats unless given a dtype; .float() "
-                               "converts one).", WHOLE_NUMBERS)
-    if not is_close and (into := torch_calls(fn, inputs).stored_fractions):
-        return Feedback(False, f"your code stores numbers with fractions into a tensor of whole numbers ({into}), "
-                               "which keeps only their whole part (1.5 becomes 1): make that tensor a float one "
-                               "(torch.zeros and torch.ones make floats unless given a dtype).", WHOLE_NUMBERS)
     if is_close:  # right within the tolerance, but a weight that must be exactly 0 is not
         index = first_index(off_zero)
         i, j = index[-2:]
         return Feedback(False, f"row {i} gives position {j} the weight {fmt(got[index])}, close to 0 but not 0: a "
                                "weight the lesson says is exactly 0 must be exactly 0, so "
                                f"{exercise.exact_zeros.fix}", exercise.exact_zeros.name)
+    whole = not dtype.is_floating_point and not torch.equal(expected, expected.round())
+    if whole and (bool(((got - expected).abs() < 1).all())  # within 1 everywhere: what dropped fractions leave
+                  or DROPS_FRACTIONS & torch_calls(fn, inputs).names):  # or a step that drops them
+        return Feedback(False, f"your result holds whole numbers ({dtype}), which cannot hold fractions: // and "
+                               "storing a value into them drop everything after the decimal point. Keep your tensors "
+                               "in floats (torch.zeros and torch.ones make floats unless given a dtype; .float() "
+                               "converts one).", WHOLE_NUMBERS)
+    if into := torch_calls(fn, inputs).stored_fractions:
+        return Feedback(False, f"your code stores numbers with fractions into a tensor of whole numbers ({into}), "
+                               "which keeps only their whole part (1.5 becomes 1): make that tensor a float one "
+                               "(torch.zeros and torch.ones make floats unless given a dtype).", WHOLE_NUMBERS)
     first = inputs[0]
     if torch.is_tensor(first) and first.shape == got.shape and torch.equal(got, as_float(first)):
         given = reference_parameters(exercise, 1)[0]
@@ -982,12 +981,9 @@ def raising_line(err: BaseException, fn, width: int = 100) -> tuple[str, dict]:
     `width` characters, and the names that frame could read; ("", {}) when there is none or it cannot be read."""
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
     line, names = "", {}
-    tb = err.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename and linecache.getline(filename, tb.tb_lineno).strip():
-            frame = tb.tb_frame
-            line, names = linecache.getline(filename, tb.tb_lineno).strip(), {**frame.f_globals, **frame.f_locals}
-        tb = tb.tb_next
+    for frame, number in traceback.walk_tb(err.__traceback__):
+        if frame.f_code.co_filename == filename and linecache.getline(filename, number).strip():
+            line, names = linecache.getline(filename, number).strip(), {**frame.f_globals, **frame.f_locals}
     return (line if len(line) <= width else line[: width - 1] + "…"), names
 
 
@@ -1079,13 +1075,11 @@ def indexes_by_mask(line: str, names: dict) -> bool:
     return False
 
 
-REDUCTION = r"(?:\.(?:sum|mean|amax|var|std)\(|torch\.(?:sum|mean|amax|var|std)\(\s*\w+\s*,)\s*(?:dim=)?-?\d+\s*\)"
-
-
 def drops_a_dimension(line: str) -> bool:
     """Whether `line` reduces over a dimension and drops it: e.sum(-1), torch.sum(e, -1), s.max(-1).values, with no
     keepdim, no second argument and no unsqueeze or [..., None] after it."""
-    reductions = re.finditer(rf"(?:{REDUCTION}|\.max\(\s*(?:dim=)?-?\d+\s*\)\.values)", line)
+    reduction = r"(?:\.(?:sum|mean|amax|var|std)\(|torch\.(?:sum|mean|amax|var|std)\(\s*\w+\s*,)\s*(?:dim=)?-?\d+\s*\)"
+    reductions = re.finditer(rf"(?:{reduction}|\.max\(\s*(?:dim=)?-?\d+\s*\)\.values)", line)
     return any(not re.match(r"\s*(\.unsqueeze|\[)", line[m.end():]) for m in reductions)
 
 
