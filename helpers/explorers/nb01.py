@@ -64,12 +64,11 @@ def explore_bag_of_words(word: str = "dogs", other: str = "gods") -> dict | None
 
 
 def _print_averages(words, averages, same) -> None:
-    """Each position's prefix and running average, one column per word, and whether the two are equal."""
-    T = max(len(w) for w in words)
+    """Each position's prefix and running average, one column per word, whether the two are equal, and why."""
     width = max(len(f"prefix of {w!r}") for w in words) + 2
     header = " t  " + "".join(f"{'prefix of ' + repr(w):<{width}}{'average':<15}" for w in words)
     print((header + "same?" * (len(words) > 1)).rstrip())
-    for t in range(T):
+    for t in range(max(map(len, words))):
         line = f"{t:2d}  "
         for w, avg in zip(words, averages, strict=True):
             line += f"{w[: t + 1]!r:<{width}}{fmt_row(avg[t]):<15}" if t < len(w) else " " * (width + 15)
@@ -78,12 +77,16 @@ def _print_averages(words, averages, same) -> None:
         print(line.rstrip())
     if same is None:
         print("Type a second word (an anagram such as 'gods' for 'dogs') to compare the averages.")
-        return
-    identical = same.nonzero().flatten().tolist()
-    if words[0] == words[1]:
+    elif words[0] == words[1]:
         print("The two words are the same, so every average is too: type an anagram (such as 'gods' for 'dogs') to "
               "see order forgotten.")
-        return
+    else:
+        _print_why_identical(words, averages, same)
+
+
+def _print_why_identical(words, averages, same) -> None:
+    """Where two different words' averages are identical, say why: the same characters in another order, or chance."""
+    identical = same.nonzero().flatten().tolist()
     order_lost = [t for t in identical if sorted(words[0][: t + 1]) == sorted(words[1][: t + 1])]
     by_chance = [t for t in identical if t not in order_lost]
     if order_lost:
@@ -116,7 +119,7 @@ def positions(where: list[int]) -> str:
 def _draw(words, averages, same) -> None:
     """One panel per number: at each position a bar per word, its value written on it, and "=" over identical pairs."""
     T = max(len(w) for w in words)
-    any_same = same is not None and bool(same.any())
+    identical = [] if same is None else same.nonzero().flatten().tolist()
     labels = [f"{t}\n" + "/".join(dict.fromkeys(char_label(w[t]) for w in words if t < len(w))) for t in range(T)]
     fig, axes = new_figure((10, 3.75), 1, 2, sharey=True)
     width = 0.8 / len(words)
@@ -133,25 +136,23 @@ def _draw(words, averages, same) -> None:
             if written:
                 ax.bar_label(bars, [fmt(v) for v in avg[:, channel].tolist()], padding=2, fontsize=TEXT_PT,
                              rotation=90 if upright else 0)
-        if any_same:
-            for t in same.nonzero().flatten().tolist():
-                value = float(averages[0][t, channel])
-                above = _label_height(value, written, upright)
-                over_value = offset_copy(ax.transData, fig=fig, y=above, units="points")
-                ax.text(t, value, "=", ha="center", va="bottom", fontsize=16, fontweight="bold", transform=over_value)
+        for t in identical:
+            value = float(averages[0][t, channel])
+            over_value = offset_copy(ax.transData, fig=fig, y=_label_height(value, written, upright), units="points")
+            ax.text(t, value, "=", ha="center", va="bottom", fontsize=16, fontweight="bold", transform=over_value)
         ax.set_xticks(range(T), labels)
         ax.set(ylim=(0, top), title=f"{('first', 'second')[channel]} number of the running average",
                xlabel="position t and its character")
     axes[0].set_ylabel("value of the average")
     handles, names = axes[0].get_legend_handles_labels()
-    if any_same:
+    if identical:
         names.append("=  identical at this position")
         handles.append(Line2D([], [], linestyle="none"))
     fig.legend(handles, names, loc="lower center", ncol=len(names), frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     compared = " and ".join(repr(w) for w in words)
     show(fig, f"Bar charts of the running averages of {compared}, position by position, one panel per number"
-              + (", with = over the positions where the two are identical." if any_same else "."))
+              + (", with = over the positions where the two are identical." if identical else "."))
 
 
 # ---- Your turn: the running average of one (T, C) sequence, written with a loop --------------------------------------

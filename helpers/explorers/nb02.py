@@ -1,10 +1,4 @@
-"""Notebook 02's own helpers: an explorer and the causal-average-weights exercise.
-
-The explorer: type a row of scores and watch "divide by the row sum" turn them into weights. Dividing by
-the sum is how scheme two turns the lower triangle into averages. It works for counts of 1, but arbitrary
-scores break it in two ways: a negative score becomes a negative weight, and scores that add up to 0 leave
-nothing to divide by.
-"""
+"""Notebook 02's own helpers: the divide-by-the-sum explorer and the causal-average-weights exercise."""
 
 from decimal import Decimal
 
@@ -30,8 +24,10 @@ EXAMPLE = "2, -1, 3"
 def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     """Divide a typed row of scores by its sum, say in words what went wrong, and draw both rows.
 
-    Returns {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is None when
-    there is nothing to divide by), or None after reporting input that is not a row of numbers.
+    Dividing by the sum is how scheme two turns the lower triangle into averages. It works for counts of 1, but
+    arbitrary scores break it in two ways: a negative score becomes a negative weight, and scores that add up to 0
+    leave nothing to divide by. Returns {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is
+    None when there is nothing to divide by), or None after reporting input that is not a row of numbers.
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem:
@@ -43,26 +39,20 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     if weights is not None and not torch.isfinite(weights.float()).all():  # drawn in float32, like every explorer
         return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
                       "make their sum further from 0.")
-    problems = []
     print(f"scores:       {fmt_row(scores, tiny=True)}")
     rounding = f"   (0 on paper; {total:g} is float rounding)" if total and not on_paper else ""
     print(f"sum:          {total:g}{rounding}")
     if weights is None:
-        problems.append(
-            "The scores add up to 0, so there is nothing to divide by: dividing gives inf or nan "
-            "(not-a-number), and every output blended from these weights would be garbage."
-        )
+        problems = ["The scores add up to 0, so there is nothing to divide by: dividing gives inf or nan "
+                    "(not-a-number), and every output blended from these weights would be garbage."]
     else:
         print(f"÷ sum:        {fmt_row(weights, tiny=True)}   (these do add up to 1)")
-        for position in (weights < 0).nonzero().flatten().tolist():
-            problems.append(
-                f"The weight at position {position} is {fmt_number(weights[position], tiny=True)}: negative. A "
-                "blend would subtract that position's vector instead of adding a share of it."
-            )
+        problems = [f"The weight at position {position} is {fmt_number(weights[position], tiny=True)}: negative. A "
+                    "blend would subtract that position's vector instead of adding a share of it."
+                    for position in (weights < 0).nonzero().flatten().tolist()]
         if (weights > 1).any():
-            problems.append(
-                "Some weights are above 1: a position gets more than all of the blend, paid for by the negative ones."
-            )
+            problems.append("Some weights are above 1: a position gets more than all of the blend, paid for by the "
+                            "negative ones.")
     if problems:
         print("\n".join(["", *(f"❌ {p}" for p in problems)]))
     else:
@@ -75,14 +65,13 @@ def _draw(scores: torch.Tensor, weights) -> None:
     """The typed scores and, when there are any, the weights, as one-row show_wei panels (on the weights' 0–1
     scale show_wei paints a negative weight, or one above 1, orange)."""
     n = len(scores)
-    positions = [str(j) for j in range(n)]
     panels = 1 if weights is None else 2
     height = 1.7 if weights is None else 3.7  # the weights' title takes two lines
     fig, axes = new_figure((max(0.6 * n + 2.6, 5.5), height), panels, 1, squeeze=False)
     title = "the scores you typed" if weights is not None else "the scores you typed add up to 0: no weights"
-    show_wei(scores[None, :], labels=["row"], key_labels=positions, stage="raw", ax=axes[0, 0], title=title)
+    show_wei(scores[None, :], labels=["row"], key_labels=range(n), stage="raw", ax=axes[0, 0], title=title)
     if weights is not None:
-        show_wei(weights[None, :], labels=["row"], key_labels=positions, stage="weights", ax=axes[1, 0],
+        show_wei(weights[None, :], labels=["row"], key_labels=range(n), stage="weights", ax=axes[1, 0],
                  title="÷ their sum\n(orange: outside 0–1)")
     for ax in axes[:, 0]:
         ax.set(xlabel="position looked at", ylabel="")

@@ -74,8 +74,7 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     if last:
         print("   nothing is masked: `now` is the last position, so every score counts")
     else:
-        future_zero = bool((weights[now + 1 :] == 0).all())
-        print(f"   every future weight is exactly 0: {future_zero}")
+        print(f"   every future weight is exactly 0: {bool((weights[now + 1 :] == 0).all())}")
     _draw(raw, masked, weights, now)
     return {"scores": raw, "masked": masked, "weights": weights, "now": now}
 
@@ -83,8 +82,6 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
 def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: int) -> None:
     """The row's three stages, one above the other: raw scores, future set to −∞, softmax weights."""
     n = len(raw)
-    keys = [str(j) for j in range(n)]
-    row = [f"t={now}"]
     fig, axes = new_figure((0.62 * n + 2.6, 4.1), 3, 1)
     panels = [
         (raw, "raw", "raw scores"),
@@ -95,8 +92,8 @@ def _draw(raw: torch.Tensor, masked: torch.Tensor, weights: torch.Tensor, now: i
     bound = symmetric_bound([raw])  # both score panels share one colour scale, so a colour means one score
     for ax, (values, stage, title) in zip(axes, panels, strict=True):
         mask = None if stage == "raw" else future  # the raw panel still shows the future's score
-        show_wei(values.unsqueeze(0), labels=row, key_labels=keys, stage=stage, ax=ax, causal=False, title=title,
-                 mask=mask, bound=None if stage == "softmax" else bound)
+        show_wei(values.unsqueeze(0), labels=[f"t={now}"], key_labels=range(n), stage=stage, ax=ax, causal=False,
+                 title=title, mask=mask, bound=None if stage == "softmax" else bound)
         ax.set(xlabel="", ylabel="")
     axes[-1].set_xlabel("position looked at")
     fig.tight_layout()
