@@ -5,6 +5,10 @@ the reference answer, the input cases it is tried on (at least two, of different
 the lesson warns about (each a function computing what that mistake returns, or raises), and a
 hint for each. The learner's notebook cell calls `check("name", their_function)`; the answer
 is one plain sentence, whatever they hand over.
+
+Read from `check` down: judge_cases runs the answer on every case (judge_case judges one result) and tells its first
+failure, by a named mistake or by a cause that unnamed_failure's tests find. The sections after those say what an
+answer raised, what is wrong with one that is no tensor, and the generic words for a wrong tensor.
 """
 
 import ast
@@ -57,38 +61,6 @@ CHANGED_INPUT = (  # added to the verdict on a function that changed its input i
     " Note: your function changed its input in place (with +=, x[t] = … or a method ending in _, say); leave the "
     "input alone (x = x + …): in a model, autograd may still need the input as it was, and then training stops "
     "with an error."
-)
-COUNT_FROM_THE_END = (  # the advice for an error that a batch dimension, present or absent, caused
-    " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
-    "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
-    "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
-)
-SIZE_CLASHES = (  # what PyTorch says when two sizes that must agree do not
-    "must match the size of tensor", "The expanded size of the tensor", "shapes cannot be multiplied",
-    "is invalid for input of size",
-)
-FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of dimensions gets another number
-    "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
-)
-KEEPDIM_ADVICE = (  # the advice for a size clash on a line that reduces over a dimension without keepdim
-    " That line divides or subtracts by a sum, mean or maximum over a dimension, which drops that dimension: one "
-    "number per row then lines up with the columns. Keep it with keepdim=True (e.sum(-1, keepdim=True)), so that each "
-    "row's number meets its own row."
-)
-MASK_AS_INDEX = (  # the advice for a boolean mask used as an index on the wrong dimensions
-    " A mask used as an index, wei[mask], lines up with the first dimensions of what it indexes, so a (T, T) mask fits "
-    "one sequence's (T, T) scores but not a batch's (B, T, T), and wei[:, mask] the other way round. Use "
-    "wei.masked_fill(mask, float('-inf')), or index from the end, wei[..., mask]: both work with and without a batch."
-)
-NAN_GENERAL = (  # what can have made a NaN in any answer, as a question to the learner
-    "NaN (not a number), which 0 / 0, ∞ / ∞, ∞ − ∞, 0 × ∞ and the square root or log of a number below 0 give: "
-    "does a division divide by 0, or a square root or log get a number below 0?"
-)
-NAN_CAUSES = (  # ... and in an answer that takes a softmax: the questions about its mask too
-    NAN_GENERAL + " With a mask: does each position still see itself (a row that is −∞ everywhere gives NaN), does "
-    "the −∞ go on the scores before the softmax (not on the weights after it), is it put in with masked_fill (not "
-    "multiplied: 0 × −∞ is NaN), and does it keep its minus sign (+∞ gives NaN)? A softmax written by hand subtracts "
-    "each row's largest score first, or e^x overflows to ∞."
 )
 
 
@@ -197,10 +169,7 @@ def check(name: str, fn) -> Feedback:
         return Feedback(False, f"the checker could not judge this answer ({type(err).__name__}: {first_line(err)}).")
 
 
-# ---------------------------------------------------------------------------------------------
-# Judging
-
-
+# ---- Judging: every case, then the first failure told --------------------------------------------
 def judge(exercise: Exercise, fn) -> Feedback:
     """Run `fn` on every case of `exercise` and say, in one sentence, what is right or wrong (what `fn` prints is
     held back while it runs on the cases and shown afterwards, SHOWN_LINES lines at most)."""
@@ -228,6 +197,79 @@ def judge(exercise: Exercise, fn) -> Feedback:
     if verdict.passed is False and right_by_name(exercise, fn):  # the names are all of it: the inputs come by position
         return Feedback(False, swapped)
     return Feedback(verdict.passed, f"{verdict.message} Note: {swapped}", verdict.mistake)
+
+
+def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
+    """A sentence when `fn` cannot take the case's inputs as they come (too many or too few, or some by name only)."""
+    count = len(exercise.cases[0])
+    wanted = reference_parameters(exercise, count)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None  # no signature to read (some built-ins, odd callables): calling it will tell
+    try:
+        signature.bind(*range(count))
+    except TypeError:
+        by_name = [name for name, p in signature.parameters.items()
+                   if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+        if by_name and len(signature.parameters) == count:
+            return (f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
+                    f"change its first line to `def {label}({', '.join(wanted)})`.")
+        inputs = "one input" if count == 1 else f"{count} inputs"
+        return (f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes "
+                f"({', '.join(signature.parameters)}): change its first line, `def {label}(...)`.")
+    return None
+
+
+def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
+    """A sentence when `fn`'s parameters are the reference's names in another order (def f(k, q) for (q, k)): the
+    inputs still come by position, so the answer is judged as it stands, and the sentence is a note beside the verdict
+    (or the whole verdict, where the answer is right with its inputs by name)."""
+    count = len(exercise.cases[0])
+    wanted = reference_parameters(exercise, count)
+    try:
+        names = list(inspect.signature(fn).parameters)[:count]
+    except (TypeError, ValueError):
+        return None
+    if sorted(names) != sorted(wanted) or names == wanted:
+        return None
+    return (f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): its first "
+            f"input is {wanted[0]}, whatever you call it. Name them in that order, `def {label}({', '.join(wanted)})`, "
+            "and check that each line uses the one it means.")
+
+
+def right_by_name(exercise: Exercise, fn) -> bool:
+    """Whether `fn` gives every case's answer, with its gradient, when its inputs are handed over by name
+    (f(q=…, k=…))."""
+    names = reference_parameters(exercise, len(exercise.cases[0]))
+    for inputs in exercise.cases:
+        got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
+        wrong = not same_answer(got, answer(exercise, inputs), exercise.atol)
+        if wrong or attempt(gradient_problem, exercise, inputs, got):  # an error too: a graph it cannot go back through
+            return False
+    return True
+
+
+class CappedOutput(io.StringIO):
+    """Stands in for sys.stdout while the learner's function runs: keeps its first SHOWN_LINES lines."""
+
+    dropped = 0  # lines printed once SHOWN_LINES were kept
+
+    def write(self, text) -> int:
+        text = str(text)
+        if self.getvalue().count("\n") < SHOWN_LINES:
+            super().write(text)
+        else:
+            self.dropped += text.count("\n")
+        return len(text)
+
+    def show(self) -> None:
+        """Print the lines kept, and say how many more there were."""
+        lines = self.getvalue().splitlines(keepends=True)
+        dropped = self.dropped + max(0, len(lines) - SHOWN_LINES)
+        print("".join(lines[:SHOWN_LINES]), end="")
+        if dropped:
+            print(f"… and {dropped:,} more lines printed by your function, not shown here.")
 
 
 def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
@@ -296,570 +338,6 @@ def judge_cases(exercise: Exercise, fn, label: str) -> Feedback:
     if first.mistake == NO_GRADIENT or writes_into_its_input(exercise, first.mistake):
         note = ""  # its sentence already says what the in-place change does
     return Feedback(first.passed, first.message + note, first.mistake)
-
-
-class FilledEmpty(TorchFunctionMode):
-    """While active, fills every tensor that torch.empty or its kin (LEFTOVER_MEMORY) makes with `value`."""
-
-    def __init__(self, value: float):
-        super().__init__()
-        self.value = value
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        result = func(*args, **(kwargs or {}))
-        if getattr(func, "__name__", "") in LEFTOVER_MEMORY and isinstance(result, torch.Tensor):
-            with torch.no_grad():
-                result.fill_(self.value)
-        return result
-
-
-def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
-    """The index of an entry of `fn`'s result that comes from torch.empty's leftovers, or None: run with them filled
-    with 0, then with 1 (and the same random numbers), such an entry differs."""
-    results = []
-    for value in (0.0, 1.0):
-        with torch.random.fork_rng(devices=[]), FilledEmpty(value):
-            torch.manual_seed(0)
-            results.append(attempt(fn, *fresh(inputs)))
-    if not all(comparable(t) for t in results):
-        return None
-    zeros, ones = (as_float(t) for t in results)
-    if zeros.shape != ones.shape:
-        return None
-    differs = (zeros != ones) & ~(zeros.isnan() & ones.isnan())
-    return first_index(differs) if differs.any() else None
-
-
-def leftover_case(exercise: Exercise, fn, last: int) -> tuple[int, tuple[int, ...]] | None:
-    """The first case, up to `last`, whose result from `fn` depends on torch.empty's leftovers, with the index of one
-    such entry; None when there is none, or when `fn` makes no such tensor."""
-    if not LEFTOVER_MEMORY & torch_calls(fn, exercise.cases[last]).names:
-        return None
-    for number in range(last + 1):
-        if (entry := leftover_entry(fn, exercise.cases[number])) is not None:
-            return number, entry
-    return None
-
-
-def mentions_leftover_memory(fn) -> bool:
-    """Whether the source of `fn`, or of a function of its own that it uses (own_functions), names torch.empty or
-    its kin (read before a pass, which runs no trace)."""
-    trees = (parsed_source(f) for f in own_functions(fn))
-    return any(getattr(node, "attr", getattr(node, "id", None)) in LEFTOVER_MEMORY
-               for tree in trees if tree is not None for node in ast.walk(tree))
-
-
-def own_functions(fn, most: int = 20) -> list:
-    """`fn`, and the functions written beside it (in its module: a notebook's cells) that it names, theirs in turn,
-    and the methods of the classes it names or of the objects it names whose class is written there: at most
-    `most` of them."""
-    found, todo = [], [fn]
-    while todo and len(found) < most:
-        f = todo.pop()
-        if any(f is seen for seen in found):
-            continue
-        found.append(f)
-        try:
-            names = inspect.getclosurevars(f)
-        except TypeError:  # not a Python function: a built-in, a partial, a callable object
-            continue
-        for obj in (*names.globals.values(), *names.nonlocals.values()):
-            owner = obj if inspect.isfunction(obj) or inspect.isclass(obj) else type(obj)
-            if getattr(owner, "__module__", None) != getattr(fn, "__module__", None):
-                continue
-            todo += [m for m in vars(owner).values() if inspect.isfunction(m)] if inspect.isclass(owner) else [owner]
-    return found
-
-
-def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
-    """Whether a named mistake of `exercise` is one that writes into its own input (its hint then says so)."""
-    for mistake in (m for m in exercise.mistakes if m.name == name):
-        given = fresh(exercise.cases[0])
-        if not isinstance(outcome(mistake, given), Exception) and not same_inputs(given, exercise.cases[0]):
-            return True
-    return False
-
-
-def outcome(mistake: Mistake, given: tuple):
-    """What `mistake` returns on the inputs `given`, or the exception it raises."""
-    return attempt(mistake.wrong, *given)
-
-
-KEPT = {}  # (id of a reference or mistake, id of a case, default dtype and device): (it, the case, its result)
-KEPT_AT_MOST = 4096  # all ten exercises need about 600; a module reloaded again and again must not fill memory
-
-
-def on_case(exercise: Exercise, fn, inputs: tuple):
-    """What the reference or named mistake `fn` returns (detached) or raises on fresh copies of `inputs`; kept for the
-    exercise's own cases, since one check asks for them hundreds of times. That needs the cases never changed in place
-    and `fn` to give the same for the same inputs (see Exercise), under the same default dtype and device, which a
-    learner's cell may change (torch.set_default_dtype) and are part of the key. The key's objects are kept with the
-    result, so their ids cannot be reused."""
-    key = (id(fn), id(inputs), torch.get_default_dtype(), torch.get_default_device())
-    if key not in KEPT:
-        got = attempt(fn, *fresh(inputs))
-        if isinstance(got, BaseException):
-            got = got.with_traceback(None)  # its frames hold the tensors of the run
-        elif isinstance(got, torch.Tensor):
-            got = got.detach()
-        if not any(inputs is case for case in exercise.cases):
-            return got
-        if len(KEPT) >= KEPT_AT_MOST:
-            KEPT.clear()
-        KEPT[key] = (fn, inputs, got)
-    return KEPT[key][2]
-
-
-def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
-    """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, when
-    autograd cannot go back through it, or when less of it reaches an input than through the reference; else None."""
-    needs = [i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor) and x.requires_grad]
-    if not needs:
-        return None
-    if not got.requires_grad:
-        return ("your result is right but carries no gradient, so a model built on it could not learn: leave out "
-                "torch.no_grad() and .detach().")
-    originals = [inputs[i] for i in needs]  # the learner got copies of these: reaching them crosses the whole graph
-    # The gradient of (result · probe) for a fixed random probe: the gradient of a plain sum misses any path whose
-    # output always adds up to the same (the rows of a LayerNorm without its scale, for one, always sum to 0).
-    probe = torch.randn(got.shape, generator=torch.Generator().manual_seed(0)).to(got.device, got.dtype)
-    try:
-        grads = torch.autograd.grad((got * probe).sum(), originals, allow_unused=True)
-    except RuntimeError as err:
-        if "inplace" in str(err):
-            return ("your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
-                    "training would stop with an error at backward(): write x = x + … instead.")
-        if "a second time" in str(err):
-            return ("your result is right, but your function already called .backward() on it, which frees what "
-                    "autograd needs to go back through it: leave backward() to the training loop.")
-        raise
-    reference = exercise.reference(*fresh(inputs))
-    expected = torch.autograd.grad((reference * probe.to(reference.device, reference.dtype)).sum(), originals)
-    names = reference_parameters(exercise, len(inputs))
-    for i, grad, wanted in zip(needs, grads, expected, strict=True):
-        if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
-            return (f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part "
-                    "of it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a "
-                    "step with no gradient (round, argmax), so in a model the layers on that path would never learn. "
-                    "Build the result from the inputs themselves, without those steps.")
-    return None
-
-
-def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:
-    """A first failure that no named mistake explains, told by the first cause found below (else by the case's own
-    reason), naming its input when an earlier one was right."""
-    inputs = exercise.cases[number]
-    # Right for each sequence alone: the batch is mishandled, even where the result has an earlier case's shape
-    one_at_a_time = right_one_sequence_at_a_time(exercise, fn, inputs)
-    if not one_at_a_time and (replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes)):
-        return hard_coded(exercise, number, shapes)
-    if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
-        return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
-    if got is not None and (words := unwritten_rows(as_float(got), answer(exercise, inputs), exercise.atol, dim=0)):
-        return after_right_cases(exercise, number, Feedback(False, words))
-    if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
-        return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
-    if one_at_a_time:
-        batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
-        if sequences_mix(fn, inputs, exercise.atol):
-            return Feedback(False, f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its "
-                                   "sequences read each other: changing only the first sequence changes the last one's "
-                                   "result. Does a reshape or view merge the batch with the positions "
-                                   f"({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep the batch "
-                                   "in front, and name the other dimensions counting from the end (transpose(-2, -1), "
-                                   "softmax(dim=-1)).", ONE_SEQUENCE)
-        words = (f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
-                 f"input: count sizes from the end ({x}.shape[-2]; {x}.shape[0] and len({x}) count the batch, not the "
-                 "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T "
-                 "reverses every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).")
-        if MASK_AS_INDEX in verdict.message:  # a cause of its own
-            words += f" On the batch, {verdict.message}"
-        return Feedback(False, words, ONE_SEQUENCE)
-    expected = answer(exercise, inputs)
-    same_shape = got is not None and got.shape == expected.shape
-    if got is not None and not same_shape and number and verdict.mistake is None:
-        verdict = Feedback(False, f"{verdict.message} {typed_size_advice(exercise, number)}")
-    # A softmax of its own needs exp: an answer that calls nothing like one takes none
-    if same_shape and takes_softmax(exercise, inputs) and not SOFTMAX_LIKE & torch_calls(fn, inputs).names:
-        verdict = Feedback(False, f"`{label}` takes no softmax, so its rows are scores, not weights (a row of weights "
-                                  "is never negative and sums to 1): mask the future of the scores with "
-                                  "float('-inf'), then turn each row into weights with F.softmax(wei, dim=-1), and "
-                                  "only then use them.", NO_SOFTMAX)
-    elif (same_shape and verdict.mistake is None and "future" not in verdict.message  # words that miss the future
-          and not strays_to_infinity(got, expected)  # a change cannot be told through ±∞ and NaN
-          and lets_the_future_in(exercise, fn, inputs)):
-        verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
-    return after_right_cases(exercise, number, verdict)
-
-
-def named_raise(exercise: Exercise, later: list) -> Feedback | None:
-    """The first of the `later` failures (case number, Feedback, None where it raised) that raised as a named mistake
-    raises, or on a line that reduces without keepdim, its message led by its input; None when none did."""
-    names = {m.name for m in exercise.mistakes}
-    for number, verdict, got in later:
-        if got is None and (verdict.mistake in names or KEEPDIM_ADVICE in verdict.message):
-            where = size_of(exercise, exercise.cases[number])
-            return Feedback(False, f"for {where}, {verdict.message}", verdict.mistake)
-    return None
-
-
-class TorchCalls(TorchFunctionMode):
-    """While active, notes in `names` the name of every PyTorch function called (F.softmax and x.softmax as
-    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), and in
-    `masked_weights` whether a mask (masked_fill, where) put ±∞ into what a softmax returned. Nothing is noted while
-    a function wrapped by `given` runs (a part handed to the code, whose insides are not the code's own)."""
-
-    def __init__(self):
-        super().__init__()
-        self.names, self.weights, self.masked_weights, self.inside_given = set(), [], False, 0
-        self.stored_fractions = None  # the dtype of a tensor of whole numbers that numbers with fractions went into
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        name = getattr(func, "__name__", "")
-        if not self.inside_given:
-            self.names.add(name)
-            if name in ("masked_fill", "masked_fill_", "where"):
-                filled = [*args[1:], *kwargs.values()]  # the fill (masked_fill) or the two sides (where)
-                self.masked_weights |= (any(arg is w for arg in filled[:2] + [args[0]] for w in self.weights)
-                                        and any(is_infinite(arg) for arg in filled))
-            stored = STORED_VALUE.get(name)
-            if stored is not None and len(args) > stored and drops_fractions(args[0], args[stored]):
-                self.stored_fractions = args[0].dtype
-        result = func(*args, **kwargs)
-        if name in WEIGHT_MAKERS and not self.inside_given:
-            self.weights.append(result)
-        return result
-
-    def given(self, part):
-        """`part`, a function handed to the code, wrapped so that what it calls inside goes unnoted."""
-        if not callable(part) or isinstance(part, (torch.Tensor, torch.nn.Module)):
-            return part
-
-        @functools.wraps(part)
-        def unnoted(*args, **kwargs):
-            self.inside_given += 1
-            try:
-                return part(*args, **kwargs)
-            finally:
-                self.inside_given -= 1
-
-        return unnoted
-
-
-class ExactSteps(TorchFunctionMode):
-    """While active, a rounding hands back what it was given, a conversion to half precision keeps float32, and a
-    tensor asked for in half precision is made in float32: the code as it would run without losing digits."""
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = dict(kwargs or {})
-        if kwargs.get("dtype") in SIGNIFICANT_DIGITS:
-            kwargs["dtype"] = torch.float32
-        result = func(*args, **kwargs)
-        given = args[0] if args and torch.is_tensor(args[0]) else None
-        if given is None or not torch.is_tensor(result) or given.shape != result.shape:
-            return result
-        name = getattr(func, "__name__", "")
-        if name in ("round", "round_") and given.is_floating_point():
-            return given
-        if name in CONVERSIONS and result.dtype in SIGNIFICANT_DIGITS and given.dtype not in SIGNIFICANT_DIGITS:
-            return given if given.is_floating_point() else given.to(torch.float32)  # a bool or int mask: float32
-        return result
-
-
-def run_exactly(fn, inputs: tuple):
-    """What `fn` returns on fresh copies of `inputs` with its roundings and half-precision steps made exact
-    (ExactSteps), or the exception it raises."""
-    with ExactSteps():
-        return attempt(fn, *fresh(inputs))
-
-
-def drops_fractions(target, value) -> bool:
-    """Whether storing `value` into the tensor `target` drops fractions: a tensor of whole numbers taking a number, or
-    numbers, with a fractional part."""
-    whole = isinstance(target, torch.Tensor) and not target.is_floating_point() and target.dtype != torch.bool
-    if isinstance(value, torch.Tensor):
-        return whole and value.is_floating_point() and bool((value != value.trunc()).any())
-    return whole and isinstance(value, float) and not value.is_integer()
-
-
-def is_infinite(value) -> bool:
-    """Whether `value`, a number or a tensor, is or holds ±∞."""
-    if isinstance(value, torch.Tensor):
-        return value.is_floating_point() and bool(torch.isinf(value).any())
-    return isinstance(value, float) and math.isinf(value)
-
-
-def torch_calls(fn, inputs: tuple) -> TorchCalls:
-    """What `fn` itself calls on fresh copies of `inputs` (up to the error, if it raises), not what the functions
-    among the inputs call inside."""
-    seen = TorchCalls()
-    with seen:
-        attempt(fn, *(seen.given(x) for x in fresh(inputs)))
-    return seen
-
-
-def takes_softmax(exercise: Exercise, inputs: tuple) -> bool:
-    """Whether the exercise's reference takes a softmax on `inputs` (its own, or the fused attention's)."""
-    return bool(WEIGHTS_OR_FUSED & torch_calls(exercise.reference, inputs).names)
-
-
-def strays_to_infinity(got, expected: torch.Tensor) -> bool:
-    """Whether the tensor `got` has `expected`'s shape and holds ±∞ or NaN where `expected` is finite."""
-    return got.shape == expected.shape and bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
-
-
-def random_words(label: str, names: set[str]) -> str:
-    """Why `label`'s result changes from call to call, from the PyTorch functions it calls (`names`): a random step,
-    a layer made inside it, entries of torch.empty never written, or else the usual random steps."""
-    words = f"`{label}` gives a different result each time it is called on the same input, "
-    if "kaiming_uniform_" in names and not RANDOM_STEPS & names:  # how a new nn.Linear draws its weights
-        return words + ("so something in it is random: a layer made inside your function (a new nn.Linear starts "
-                        "from random weights and, unless given bias=False, a random bias) should not be there: use "
-                        "the weights you are given, x @ w.T or F.linear(x, w).")
-    if LEFTOVER_MEMORY & names and not (RANDOM_STEPS | RANDOM_FILLS) & names:
-        return words + ("so some entries change: torch.empty makes a tensor that holds whatever was left in memory, "
-                        "and an entry your code never writes keeps that leftover. Start from torch.zeros, or write "
-                        "every entry.")
-    return words + ("so something in it is random: a dropout step (F.dropout drops numbers unless told "
-                    "training=False) or torch.rand has no place here, and a layer made inside your function should be "
-                    "the one you are given.")
-
-
-def with_position_changed(inputs: tuple, at: int) -> tuple:
-    """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random
-    amount."""
-    first, *others = fresh(inputs)
-    x = first.detach().clone()
-    x[..., at, :] += torch.randn(x[..., at, :].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
-    return (x, *others)
-
-
-def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
-    """Which positions of `fn`'s result (a bool per position, over the last but one dimension) change when only
-    position `at` of the first input changes; None when that cannot be asked: the first input is no sequence of
-    positions, a result is not one of the same length (or raises), or two calls on one input differ (a random one)."""
-    x = inputs[0]
-    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
-        return None
-    before, again = (attempt(fn, *fresh(inputs)) for _ in range(2))
-    after, after_again = (attempt(fn, *with_position_changed(inputs, at)) for _ in range(2))
-    usable = all(comparable(t) and t.shape == before.shape for t in (before, again, after, after_again))
-    if not usable or before.dim() < 2 or before.shape[-2] != x.shape[-2]:
-        return None
-    if not (close(as_float(before), as_float(again), atol) and close(as_float(after), as_float(after_again), atol)):
-        return None  # a random answer: no change can be told from its noise
-    gap = (as_float(after) - as_float(before)).abs().nan_to_num(0.0)  # a NaN in both counts as no change
-    return (gap > atol).movedim(-2, 0).flatten(1).any(1)
-
-
-def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
-    """Whether `fn`'s result at some earlier position changes with the last position of the first input, where the
-    reference's does not, in an exercise whose answer at position t blends positions 0…t (a head, a block)."""
-    reference_last = moved_positions(exercise.reference, inputs, -1, exercise.atol)
-    reference_first = moved_positions(exercise.reference, inputs, 0, exercise.atol)
-    if reference_last is None or reference_first is None or reference_last[:-1].any() or not reference_first[1:].any():
-        return False
-    moved = moved_positions(fn, inputs, -1, exercise.atol)
-    return moved is not None and bool(moved[:-1].any())
-
-
-def future_leak_words(exercise: Exercise, fn, label: str, inputs: tuple) -> str:
-    """The sentence for a result that reads the future, and its likely cause: F.scaled_dot_product_attention given a
-    mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
-    and the weights only when it takes a softmax on `inputs`."""
-    first = reference_parameters(exercise, 1)[0]
-    words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
-             "earlier positions, yet position t may read positions 0…t alone.")
-    if sdpa_given_a_mask(parsed_source(fn)):
-        return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s "
-                        "only nudges them) and reads a boolean one as True where a position may look: give it "
-                        "is_causal=True instead.")
-    if torch_calls(fn, inputs).names & WEIGHTS_OR_FUSED:
-        words += (" Is the future masked with float('-inf') before a softmax that runs along each row (dim=-1), and "
-                  "are the weights used as they are (wei @ v, not transposed)?")
-    return words + (" Does a step take a sum, a mean, a norm or a spread over all positions, read a slice that reaches "
-                    "past t, or reshape the batch into one long sequence?")
-
-
-def parsed_source(fn) -> ast.AST | None:
-    """`fn`'s source as a syntax tree, or None when it cannot be read or parsed (exec, a built-in, or a file edited
-    since into something that does not parse)."""
-    try:
-        return ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except Exception:
-        return None
-
-
-def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
-    """Whether the code in `tree` calls scaled_dot_product_attention with an attn_mask and without is_causal=True."""
-    for node in ast.walk(tree) if tree is not None else ():
-        name = getattr(node.func, "attr", getattr(node.func, "id", "")) if isinstance(node, ast.Call) else ""
-        if name == "scaled_dot_product_attention":
-            given = {k.arg: k.value for k in node.keywords}
-            causal = isinstance(given.get("is_causal"), ast.Constant) and given["is_causal"].value is True
-            if ("attn_mask" in given or len(node.args) > 3) and not causal:
-                return True
-    return False
-
-
-def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, alike: list,
-                            raised: bool = False) -> Feedback:
-    """A named mistake that case `number` matched, where the cases `alike` (earlier or later, with as many dimensions)
-    were right. If that mistake's result would have been wrong on one of those, the learner did not make it: their
-    answer follows the size of some inputs only (÷ 2 typed in is ÷ √n_head for 4 heads). So does an answer that raises
-    (`raised`) where the mistake raises on those cases too (a slice one row short, against a table cut to a size typed
-    in). Else the hint stands, naming the sizes that were right before it (a batch's extra dimension turns dim=1 into
-    another dimension, and so the mistake)."""
-    named = [m for m in exercise.mistakes if m.name == verdict.mistake]
-    fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
-    # A slip that raises on the cases the answer got right as well (a slice one row short) is not what it did
-    raises_on_them = all(isinstance(on_case(exercise, m.wrong, exercise.cases[k]), Exception)
-                         for m in named for k in alike)
-    if alike and not fits_them and (not raised or raises_on_them):
-        return hard_coded(exercise, number, right=alike)
-    return after_right_cases(exercise, number, verdict)
-
-
-def after_right_cases(exercise: Exercise, number: int, verdict: Feedback) -> Feedback:
-    """`verdict` on case `number`, its message led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10,
-    24) input was right), …" (as it is for case 0)."""
-    if number == 0:
-        return verdict
-    right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
-    were = "was" if number == 1 else "were"
-    return Feedback(False, f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {verdict.message}",
-                    verdict.mistake)
-
-
-def dimensions(inputs: tuple) -> int | None:
-    """How many dimensions a case's first input has (None when it is no tensor)."""
-    return inputs[0].dim() if isinstance(inputs[0], torch.Tensor) else None
-
-
-def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> bool:
-    """Whether `mistake` gives the reference's answer on `inputs` (where the slip changes nothing, as a square root
-    rounded to a whole number does for a head size of 4)."""
-    return same_answer(on_case(exercise, mistake.wrong, inputs), answer(exercise, inputs), exercise.atol)
-
-
-def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list | None = None) -> Feedback:
-    """The feedback for an answer that cannot follow the size of its input: wrong for case `failed`, right for the
-    cases `right` (case 0 unless given; for case 0, none: its shape, the first of `shapes`, is every case's)."""
-    wrong = size_of(exercise, exercise.cases[failed])
-    right = [0] if right is None and failed else right
-    if right:
-        what = f"right for {listed(size_of(exercise, exercise.cases[k]) for k in right)} but wrong for {wrong}"
-    else:
-        what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
-    return Feedback(False, f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)), take one "
-                           "from another cell (a T or a tril of its own), or remember an earlier answer? Compute "
-                           "everything from the input it is given.", HARD_CODED)
-
-
-def replays_earlier(exercise: Exercise, number: int, got) -> bool:
-    """Whether `got`, the answer to case `number`, is an earlier case's answer or has its shape (where the
-    shapes of the two answers differ): what an answer remembered, or sized for that case, gives."""
-    if got is None or number == 0:
-        return False
-    got, expected = as_float(got), answer(exercise, exercise.cases[number])
-    earlier_answers = (answer(exercise, earlier) for earlier in exercise.cases[:number])
-    return any(got.shape == before.shape and (before.shape != expected.shape or close(got, before, exercise.atol))
-               for before in earlier_answers)
-
-
-def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
-    """Whether the learner returned one shape for every case although the answers' shapes differ, with as many
-    dimensions as one of the answers (a number, say, comes from a reduction, not a size typed in)."""
-    if len(shapes) != len(exercise.cases) or len(set(shapes)) != 1:
-        return False
-    answers = {tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}
-    return len(answers) > 1 and any(len(shape) == len(shapes[0]) for shape in answers)
-
-
-def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float, tries: int = 8) -> bool:
-    """Whether `fn`, called up to `tries` times more on fresh copies of `inputs`, gives something other than `got`
-    (a dropout of 1 % leaves most calls' numbers of a small case alone)."""
-    for _ in range(tries):
-        again = attempt(fn, *fresh(inputs))
-        if isinstance(again, BaseException):
-            return False
-        if comparable(again) and again.shape == got.shape and not close(as_float(again), as_float(got), atol):
-            return True
-    return False
-
-
-def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
-    """For an exercise with a batched case (a batch of 2 or more): a sentence when `fn`, right on every case, is wrong
-    for that case's first sequence kept as a batch of one (a .squeeze() drops its dimension of size 1); else None."""
-    inputs = next((c for c in reversed(exercise.cases)
-                   if torch.is_tensor(c[0]) and c[0].dim() >= 3 and c[0].shape[0] > 1), None)
-    if inputs is None:
-        return None
-    first = inputs[0]
-    one = tuple(x[:1] if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs))
-    expected = answer(exercise, one)
-    got = attempt(fn, *one)
-    if isinstance(got, BaseException):
-        return (f"`{label}` is right for every case but raises {type(got).__name__} on a batch of one sequence, "
-                f"{tuple(one[0].shape)}: {first_line(got)}. Does a step drop the batch's dimension of size 1 "
-                "(.squeeze() drops every dimension of size 1)?")
-    if same_answer(got, expected, exercise.atol):
-        return None
-    lead = f"`{label}` is right for every case but not for a batch of one sequence, {tuple(one[0].shape)}: "
-    if not torch.is_tensor(got):
-        return lead + f"it returns {article(type(got).__name__)} there. Return one tensor for any batch."
-    if got.shape != expected.shape:
-        squeezed = (" Does a .squeeze() drop the batch's dimension of size 1? Leave it out, or squeeze only the "
-                    "dimension you mean." if got.dim() < expected.dim() else "")
-        return lead + f"it returns {tuple(got.shape)} where the answer is {tuple(expected.shape)}.{squeezed}"
-    return lead + explain_difference(as_float(got), expected, exercise.atol, takes_softmax(exercise, one))
-
-
-def sequences_left_out(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
-    """Words for a batch's answer that holds the first sequences' right answers and none for the others (a loop over
-    range(2) typed in, say); else None."""
-    expected = answer(exercise, inputs)
-    n = got.shape[0] if got.dim() == expected.dim() >= 3 else None
-    if n is None or n >= expected.shape[0] or not same_answer(got, expected[:n], exercise.atol):
-        return None
-    first = "first sequence" if n == 1 else f"first {n} sequences"
-    given = reference_parameters(exercise, 1)[0]
-    return (f"your result holds the right answers for the {first} of this batch of {expected.shape[0]} and none for "
-            f"the others: does a loop over the batch stop at a number typed in (range({n}))? Count from the input, "
-            f"range({given}.shape[0]), or leave the loop out: written with dimensions counted from the end "
-            "(transpose(-2, -1), softmax(dim=-1)), each step handles every sequence of a batch at once.")
-
-
-def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
-    """Whether `fn`'s result for the last sequence of a batch changes when only the first sequence changes: a causal
-    mask over a batch merged into one long sequence lets each sequence read those before it."""
-    first = inputs[0]
-    if not torch.is_tensor(first) or first.dim() < 3 or first.shape[0] < 2:
-        return False
-    changed = fresh(inputs)
-    for x in changed:
-        if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1]:
-            with torch.no_grad():
-                x[0] += torch.randn(x[0].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
-    before, after = attempt(fn, *fresh(inputs)), attempt(fn, *changed)
-    usable = all(torch.is_tensor(t) and t.dim() >= 1 and len(t) == len(first) for t in (before, after))
-    return usable and not close(as_float(before[-1]), as_float(after[-1]), atol)
-
-
-def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
-    """Whether `fn`, wrong for a batched case, is right for each of its sequences alone: the inputs shaped like the
-    first up to its last dimension (x, or q and k) are cut along the batch, the others (weights, tables) kept whole."""
-    first = inputs[0]
-    if not isinstance(first, torch.Tensor) or first.dim() < 3:
-        return False
-    expected = answer(exercise, inputs)
-    for b in range(first.shape[0]):
-        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
-                    for x in fresh(inputs))
-        if not same_answer(attempt(fn, *one), expected[b], exercise.atol):
-            return False
-    return True
 
 
 def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feedback | None:
@@ -946,6 +424,175 @@ def lifted_zeros(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedba
                            "and add nothing to them, so that those weights stay exactly 0.", exercise.exact_zeros.name)
 
 
+def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> torch.Tensor:
+    """Where `got` is not exactly 0 although the exercise's exact_zeros says it must be: a bool tensor like `got`."""
+    if exercise.exact_zeros is None:
+        return torch.zeros_like(got, dtype=torch.bool)
+    where = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
+    return where & (got != 0)
+
+
+def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
+    """The Feedback of the first named mistake whose result equals `got` (float64), or None."""
+    mistake = next((m for m in exercise.mistakes if gives(exercise, m, inputs, got)), None)
+    return None if mistake is None else Feedback(False, mistake.hint, mistake.name)
+
+
+def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor) -> bool:
+    """Whether `mistake` returns `got` (float64) on `inputs`, exact zeros in the same places (a mistake that would pass
+    this case cannot be what made `got` fail it)."""
+    expected = answer(exercise, inputs)
+    wrong = on_case(exercise, mistake.wrong, inputs)  # what it raises is never the same answer
+    if same_answer(wrong, expected, exercise.atol) and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
+        return False
+    return same_answer(wrong, got, exercise.atol) and torch.equal(
+        not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong)))
+
+
+def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
+    """For inputs that carry a gradient (a model's x, say): a sentence when the right answer `got` carries none, when
+    autograd cannot go back through it, or when less of it reaches an input than through the reference; else None."""
+    needs = [i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor) and x.requires_grad]
+    if not needs:
+        return None
+    if not got.requires_grad:
+        return ("your result is right but carries no gradient, so a model built on it could not learn: leave out "
+                "torch.no_grad() and .detach().")
+    originals = [inputs[i] for i in needs]  # the learner got copies of these: reaching them crosses the whole graph
+    # The gradient of (result · probe) for a fixed random probe: the gradient of a plain sum misses any path whose
+    # output always adds up to the same (the rows of a LayerNorm without its scale, for one, always sum to 0).
+    probe = torch.randn(got.shape, generator=torch.Generator().manual_seed(0)).to(got.device, got.dtype)
+    try:
+        grads = torch.autograd.grad((got * probe).sum(), originals, allow_unused=True)
+    except RuntimeError as err:
+        if "inplace" in str(err):
+            return ("your result is right, but a tensor autograd still needed was changed in place (with +=, say), so "
+                    "training would stop with an error at backward(): write x = x + … instead.")
+        if "a second time" in str(err):
+            return ("your result is right, but your function already called .backward() on it, which frees what "
+                    "autograd needs to go back through it: leave backward() to the training loop.")
+        raise
+    reference = exercise.reference(*fresh(inputs))
+    expected = torch.autograd.grad((reference * probe.to(reference.device, reference.dtype)).sum(), originals)
+    names = reference_parameters(exercise, len(inputs))
+    for i, grad, wanted in zip(needs, grads, expected, strict=True):
+        if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
+            return (f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part "
+                    "of it was computed under torch.no_grad(), from a .detach()ed copy, as a new tensor or through a "
+                    "step with no gradient (round, argmax), so in a model the layers on that path would never learn. "
+                    "Build the result from the inputs themselves, without those steps.")
+    return None
+
+
+def strays_to_infinity(got, expected: torch.Tensor) -> bool:
+    """Whether the tensor `got` has `expected`'s shape and holds ±∞ or NaN where `expected` is finite."""
+    return got.shape == expected.shape and bool((~torch.isfinite(as_float(got)) & torch.isfinite(expected)).any())
+
+
+def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn, alike: list) -> Feedback:
+    """Of the named mistakes that give what the answer gave on its first failed case, the one that also gives it on
+    the most of its later `failures` (`first`, the first one named, on a tie), leaving out those whose hint speaks of
+    every input (`every_case`) but that miss one of them: a number typed in can look like a slip on one size (1/8 is
+    1/(2 · head_size) for a head size of 4) and unlike it on another. Where only such mistakes fit, the answer follows
+    some sizes, not the input's, if a case `alike` was right (hard_coded); else the case is judged without them.
+    `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
+    (number, _, got), *later = failures
+    if got is None:
+        return first
+    inputs = exercise.cases[number]
+    named = [m for m in exercise.mistakes if gives(exercise, m, inputs, as_float(got))]
+    if not named:  # `first` was named by a cause of its own (an exact 0 missed), not by a mistake's result
+        return first
+    later = [(exercise.cases[k], as_float(returned)) for k, _, returned in later if returned is not None]
+
+    def fits_later(mistake: Mistake) -> int:
+        return sum(gives(exercise, mistake, case, returned) for case, returned in later)
+
+    raised_later = any(returned is None for _, _, returned in failures[1:])  # its hint would speak of that case too
+    kept = [m for m in named if not m.every_case or (fits_later(m) == len(later) and not raised_later)]
+    if not kept:
+        if alike:  # a scale right for one size and like a slip for another: it follows some sizes, not the input's
+            return hard_coded(exercise, number, right=alike)
+        others = tuple(m for m in exercise.mistakes if m not in named)
+        return judge_case(dataclasses.replace(exercise, mistakes=others), inputs, got, fn)
+    best = max(kept, key=fits_later)
+    return first if best is named[0] else Feedback(False, best.hint, best.name)
+
+
+def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, alike: list,
+                            raised: bool = False) -> Feedback:
+    """A named mistake that case `number` matched, where the cases `alike` (earlier or later, with as many dimensions)
+    were right. If that mistake's result would have been wrong on one of those, the learner did not make it: their
+    answer follows the size of some inputs only (÷ 2 typed in is ÷ √n_head for 4 heads). So does an answer that raises
+    (`raised`) where the mistake raises on those cases too (a slice one row short, against a table cut to a size typed
+    in). Else the hint stands, naming the sizes that were right before it (a batch's extra dimension turns dim=1 into
+    another dimension, and so the mistake)."""
+    named = [m for m in exercise.mistakes if m.name == verdict.mistake]
+    fits_them = any(all(gives_the_answer(exercise, m, exercise.cases[k]) for k in alike) for m in named)
+    # A slip that raises on the cases the answer got right as well (a slice one row short) is not what it did
+    raises_on_them = all(isinstance(on_case(exercise, m.wrong, exercise.cases[k]), Exception)
+                         for m in named for k in alike)
+    if alike and not fits_them and (not raised or raises_on_them):
+        return hard_coded(exercise, number, right=alike)
+    return after_right_cases(exercise, number, verdict)
+
+
+def gives_the_answer(exercise: Exercise, mistake: Mistake, inputs: tuple) -> bool:
+    """Whether `mistake` gives the reference's answer on `inputs` (where the slip changes nothing, as a square root
+    rounded to a whole number does for a head size of 4)."""
+    return same_answer(on_case(exercise, mistake.wrong, inputs), answer(exercise, inputs), exercise.atol)
+
+
+def after_right_cases(exercise: Exercise, number: int, verdict: Feedback) -> Feedback:
+    """`verdict` on case `number`, its message led by the sizes that were right: "for a (3, 6, 12) input (a (2, 10,
+    24) input was right), …" (as it is for case 0)."""
+    if number == 0:
+        return verdict
+    right = listed(size_of(exercise, earlier) for earlier in exercise.cases[:number])
+    were = "was" if number == 1 else "were"
+    return Feedback(False, f"for {size_of(exercise, exercise.cases[number])} ({right} {were} right), {verdict.message}",
+                    verdict.mistake)
+
+
+def dimensions(inputs: tuple) -> int | None:
+    """How many dimensions a case's first input has (None when it is no tensor)."""
+    return inputs[0].dim() if isinstance(inputs[0], torch.Tensor) else None
+
+
+def hard_coded(exercise: Exercise, failed: int, shapes: list = (), right: list | None = None) -> Feedback:
+    """The feedback for an answer that cannot follow the size of its input: wrong for case `failed`, right for the
+    cases `right` (case 0 unless given; for case 0, none: its shape, the first of `shapes`, is every case's)."""
+    wrong = size_of(exercise, exercise.cases[failed])
+    right = [0] if right is None and failed else right
+    if right:
+        what = f"right for {listed(size_of(exercise, exercise.cases[k]) for k in right)} but wrong for {wrong}"
+    else:
+        what = f"your result has shape {shapes[0]} whatever the input, even for {wrong}"
+    return Feedback(False, f"{what}: does your code hard-code a size (like range(6) or torch.ones(5, 5)), take one "
+                           "from another cell (a T or a tril of its own), or remember an earlier answer? Compute "
+                           "everything from the input it is given.", HARD_CODED)
+
+
+def named_raise(exercise: Exercise, later: list) -> Feedback | None:
+    """The first of the `later` failures (case number, Feedback, None where it raised) that raised as a named mistake
+    raises, or on a line that reduces without keepdim, its message led by its input; None when none did."""
+    names = {m.name for m in exercise.mistakes}
+    for number, verdict, got in later:
+        if got is None and (verdict.mistake in names or KEEPDIM_ADVICE in verdict.message):
+            where = size_of(exercise, exercise.cases[number])
+            return Feedback(False, f"for {where}, {verdict.message}", verdict.mistake)
+    return None
+
+
+def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
+    """Whether a named mistake of `exercise` is one that writes into its own input (its hint then says so)."""
+    for mistake in (m for m in exercise.mistakes if m.name == name):
+        given = fresh(exercise.cases[0])
+        if not isinstance(outcome(mistake, given), Exception) and not same_inputs(given, exercise.cases[0]):
+            return True
+    return False
+
+
 def typed_size_advice(exercise: Exercise, number: int) -> str:
     """What to look for when an answer right for the cases before case `number` raises a size clash or has the wrong
     shape on it: a size typed in, or taken from another cell or the wrong dimension."""
@@ -956,6 +603,453 @@ def typed_size_advice(exercise: Exercise, number: int) -> str:
     return (f"It was right for the earlier {earlier}: is a size typed in (torch.ones(5, 5), range(6)), taken from "
             "another cell (a T or a tril of its own), or read from the wrong dimension? Take each size from the "
             f"input{example}.")
+
+
+# ---- A failure no named mistake explains: the causes found by tests of their own -----------------
+def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Feedback, got, shapes) -> Feedback:
+    """A first failure that no named mistake explains, told by the first cause found below (else by the case's own
+    reason), naming its input when an earlier one was right."""
+    inputs = exercise.cases[number]
+    # Right for each sequence alone: the batch is mishandled, even where the result has an earlier case's shape
+    one_at_a_time = right_one_sequence_at_a_time(exercise, fn, inputs)
+    if not one_at_a_time and (replays_earlier(exercise, number, got) or one_shape_for_all(exercise, shapes)):
+        return hard_coded(exercise, number, shapes)
+    if got is not None and changes_from_call_to_call(fn, inputs, got, exercise.atol):
+        return Feedback(False, random_words(label, torch_calls(fn, inputs).names), RANDOM)
+    if got is not None and (words := unwritten_rows(as_float(got), answer(exercise, inputs), exercise.atol, dim=0)):
+        return after_right_cases(exercise, number, Feedback(False, words))
+    if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
+        return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
+    if one_at_a_time:
+        batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
+        if sequences_mix(fn, inputs, exercise.atol):
+            return Feedback(False, f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its "
+                                   "sequences read each other: changing only the first sequence changes the last one's "
+                                   "result. Does a reshape or view merge the batch with the positions "
+                                   f"({x}.reshape(-1, …)), or a sum, mean or softmax run along dim 0? Keep the batch "
+                                   "in front, and name the other dimensions counting from the end (transpose(-2, -1), "
+                                   "softmax(dim=-1)).", ONE_SEQUENCE)
+        words = (f"`{label}` is right for each sequence on its own but not for the batch of {batch[0]} in a {batch} "
+                 f"input: count sizes from the end ({x}.shape[-2]; {x}.shape[0] and len({x}) count the batch, not the "
+                 "positions), and where you swap dimensions, swap only the last two with transpose(-2, -1) (.T "
+                 "reverses every dimension of a batch, and .t(), torch.mm and a 2-D einsum take one matrix only).")
+        if MASK_AS_INDEX in verdict.message:  # a cause of its own
+            words += f" On the batch, {verdict.message}"
+        return Feedback(False, words, ONE_SEQUENCE)
+    expected = answer(exercise, inputs)
+    same_shape = got is not None and got.shape == expected.shape
+    if got is not None and not same_shape and number and verdict.mistake is None:
+        verdict = Feedback(False, f"{verdict.message} {typed_size_advice(exercise, number)}")
+    # A softmax of its own needs exp: an answer that calls nothing like one takes none
+    if same_shape and takes_softmax(exercise, inputs) and not SOFTMAX_LIKE & torch_calls(fn, inputs).names:
+        verdict = Feedback(False, f"`{label}` takes no softmax, so its rows are scores, not weights (a row of weights "
+                                  "is never negative and sums to 1): mask the future of the scores with "
+                                  "float('-inf'), then turn each row into weights with F.softmax(wei, dim=-1), and "
+                                  "only then use them.", NO_SOFTMAX)
+    elif (same_shape and verdict.mistake is None and "future" not in verdict.message  # words that miss the future
+          and not strays_to_infinity(got, expected)  # a change cannot be told through ±∞ and NaN
+          and lets_the_future_in(exercise, fn, inputs)):
+        verdict = Feedback(False, future_leak_words(exercise, fn, label, inputs), FUTURE_LEAK)
+    return after_right_cases(exercise, number, verdict)
+
+
+def right_one_sequence_at_a_time(exercise: Exercise, fn, inputs: tuple) -> bool:
+    """Whether `fn`, wrong for a batched case, is right for each of its sequences alone: the inputs shaped like the
+    first up to its last dimension (x, or q and k) are cut along the batch, the others (weights, tables) kept whole."""
+    first = inputs[0]
+    if not isinstance(first, torch.Tensor) or first.dim() < 3:
+        return False
+    expected = answer(exercise, inputs)
+    for b in range(first.shape[0]):
+        one = tuple(x[b] if isinstance(x, torch.Tensor) and x.shape[:-1] == first.shape[:-1] else x
+                    for x in fresh(inputs))
+        if not same_answer(attempt(fn, *one), expected[b], exercise.atol):
+            return False
+    return True
+
+
+def replays_earlier(exercise: Exercise, number: int, got) -> bool:
+    """Whether `got`, the answer to case `number`, is an earlier case's answer or has its shape (where the
+    shapes of the two answers differ): what an answer remembered, or sized for that case, gives."""
+    if got is None or number == 0:
+        return False
+    got, expected = as_float(got), answer(exercise, exercise.cases[number])
+    earlier_answers = (answer(exercise, earlier) for earlier in exercise.cases[:number])
+    return any(got.shape == before.shape and (before.shape != expected.shape or close(got, before, exercise.atol))
+               for before in earlier_answers)
+
+
+def one_shape_for_all(exercise: Exercise, shapes: list) -> bool:
+    """Whether the learner returned one shape for every case although the answers' shapes differ, with as many
+    dimensions as one of the answers (a number, say, comes from a reduction, not a size typed in)."""
+    if len(shapes) != len(exercise.cases) or len(set(shapes)) != 1:
+        return False
+    answers = {tuple(answer(exercise, inputs).shape) for inputs in exercise.cases}
+    return len(answers) > 1 and any(len(shape) == len(shapes[0]) for shape in answers)
+
+
+def changes_from_call_to_call(fn, inputs: tuple, got: torch.Tensor, atol: float, tries: int = 8) -> bool:
+    """Whether `fn`, called up to `tries` times more on fresh copies of `inputs`, gives something other than `got`
+    (a dropout of 1 % leaves most calls' numbers of a small case alone)."""
+    for _ in range(tries):
+        again = attempt(fn, *fresh(inputs))
+        if isinstance(again, BaseException):
+            return False
+        if comparable(again) and again.shape == got.shape and not close(as_float(again), as_float(got), atol):
+            return True
+    return False
+
+
+def random_words(label: str, names: set[str]) -> str:
+    """Why `label`'s result changes from call to call, from the PyTorch functions it calls (`names`): a random step,
+    a layer made inside it, entries of torch.empty never written, or else the usual random steps."""
+    words = f"`{label}` gives a different result each time it is called on the same input, "
+    if "kaiming_uniform_" in names and not RANDOM_STEPS & names:  # how a new nn.Linear draws its weights
+        return words + ("so something in it is random: a layer made inside your function (a new nn.Linear starts "
+                        "from random weights and, unless given bias=False, a random bias) should not be there: use "
+                        "the weights you are given, x @ w.T or F.linear(x, w).")
+    if LEFTOVER_MEMORY & names and not (RANDOM_STEPS | RANDOM_FILLS) & names:
+        return words + ("so some entries change: torch.empty makes a tensor that holds whatever was left in memory, "
+                        "and an entry your code never writes keeps that leftover. Start from torch.zeros, or write "
+                        "every entry.")
+    return words + ("so something in it is random: a dropout step (F.dropout drops numbers unless told "
+                    "training=False) or torch.rand has no place here, and a layer made inside your function should be "
+                    "the one you are given.")
+
+
+def sequences_left_out(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> str | None:
+    """Words for a batch's answer that holds the first sequences' right answers and none for the others (a loop over
+    range(2) typed in, say); else None."""
+    expected = answer(exercise, inputs)
+    n = got.shape[0] if got.dim() == expected.dim() >= 3 else None
+    if n is None or n >= expected.shape[0] or not same_answer(got, expected[:n], exercise.atol):
+        return None
+    first = "first sequence" if n == 1 else f"first {n} sequences"
+    given = reference_parameters(exercise, 1)[0]
+    return (f"your result holds the right answers for the {first} of this batch of {expected.shape[0]} and none for "
+            f"the others: does a loop over the batch stop at a number typed in (range({n}))? Count from the input, "
+            f"range({given}.shape[0]), or leave the loop out: written with dimensions counted from the end "
+            "(transpose(-2, -1), softmax(dim=-1)), each step handles every sequence of a batch at once.")
+
+
+def sequences_mix(fn, inputs: tuple, atol: float) -> bool:
+    """Whether `fn`'s result for the last sequence of a batch changes when only the first sequence changes: a causal
+    mask over a batch merged into one long sequence lets each sequence read those before it."""
+    first = inputs[0]
+    if not torch.is_tensor(first) or first.dim() < 3 or first.shape[0] < 2:
+        return False
+    changed = fresh(inputs)
+    for x in changed:
+        if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1]:
+            with torch.no_grad():
+                x[0] += torch.randn(x[0].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
+    before, after = attempt(fn, *fresh(inputs)), attempt(fn, *changed)
+    usable = all(torch.is_tensor(t) and t.dim() >= 1 and len(t) == len(first) for t in (before, after))
+    return usable and not close(as_float(before[-1]), as_float(after[-1]), atol)
+
+
+def takes_softmax(exercise: Exercise, inputs: tuple) -> bool:
+    """Whether the exercise's reference takes a softmax on `inputs` (its own, or the fused attention's)."""
+    return bool(WEIGHTS_OR_FUSED & torch_calls(exercise.reference, inputs).names)
+
+
+def lets_the_future_in(exercise: Exercise, fn, inputs: tuple) -> bool:
+    """Whether `fn`'s result at some earlier position changes with the last position of the first input, where the
+    reference's does not, in an exercise whose answer at position t blends positions 0…t (a head, a block)."""
+    reference_last = moved_positions(exercise.reference, inputs, -1, exercise.atol)
+    reference_first = moved_positions(exercise.reference, inputs, 0, exercise.atol)
+    if reference_last is None or reference_first is None or reference_last[:-1].any() or not reference_first[1:].any():
+        return False
+    moved = moved_positions(fn, inputs, -1, exercise.atol)
+    return moved is not None and bool(moved[:-1].any())
+
+
+def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | None:
+    """Which positions of `fn`'s result (a bool per position, over the last but one dimension) change when only
+    position `at` of the first input changes; None when that cannot be asked: the first input is no sequence of
+    positions, a result is not one of the same length (or raises), or two calls on one input differ (a random one)."""
+    x = inputs[0]
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-2] >= 2):
+        return None
+    before, again = (attempt(fn, *fresh(inputs)) for _ in range(2))
+    after, after_again = (attempt(fn, *with_position_changed(inputs, at)) for _ in range(2))
+    usable = all(comparable(t) and t.shape == before.shape for t in (before, again, after, after_again))
+    if not usable or before.dim() < 2 or before.shape[-2] != x.shape[-2]:
+        return None
+    if not (close(as_float(before), as_float(again), atol) and close(as_float(after), as_float(after_again), atol)):
+        return None  # a random answer: no change can be told from its noise
+    gap = (as_float(after) - as_float(before)).abs().nan_to_num(0.0)  # a NaN in both counts as no change
+    return (gap > atol).movedim(-2, 0).flatten(1).any(1)
+
+
+def with_position_changed(inputs: tuple, at: int) -> tuple:
+    """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random
+    amount."""
+    first, *others = fresh(inputs)
+    x = first.detach().clone()
+    x[..., at, :] += torch.randn(x[..., at, :].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
+    return (x, *others)
+
+
+def future_leak_words(exercise: Exercise, fn, label: str, inputs: tuple) -> str:
+    """The sentence for a result that reads the future, and its likely cause: F.scaled_dot_product_attention given a
+    mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
+    and the weights only when it takes a softmax on `inputs`."""
+    first = reference_parameters(exercise, 1)[0]
+    words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
+             "earlier positions, yet position t may read positions 0…t alone.")
+    if sdpa_given_a_mask(parsed_source(fn)):
+        return words + (" F.scaled_dot_product_attention adds a float attn_mask to the scores (a mask of 0s and 1s "
+                        "only nudges them) and reads a boolean one as True where a position may look: give it "
+                        "is_causal=True instead.")
+    if torch_calls(fn, inputs).names & WEIGHTS_OR_FUSED:
+        words += (" Is the future masked with float('-inf') before a softmax that runs along each row (dim=-1), and "
+                  "are the weights used as they are (wei @ v, not transposed)?")
+    return words + (" Does a step take a sum, a mean, a norm or a spread over all positions, read a slice that reaches "
+                    "past t, or reshape the batch into one long sequence?")
+
+
+def sdpa_given_a_mask(tree: ast.AST | None) -> bool:
+    """Whether the code in `tree` calls scaled_dot_product_attention with an attn_mask and without is_causal=True."""
+    for node in ast.walk(tree) if tree is not None else ():
+        name = getattr(node.func, "attr", getattr(node.func, "id", "")) if isinstance(node, ast.Call) else ""
+        if name == "scaled_dot_product_attention":
+            given = {k.arg: k.value for k in node.keywords}
+            causal = isinstance(given.get("is_causal"), ast.Constant) and given["is_causal"].value is True
+            if ("attn_mask" in given or len(node.args) > 3) and not causal:
+                return True
+    return False
+
+
+def parsed_source(fn) -> ast.AST | None:
+    """`fn`'s source as a syntax tree, or None when it cannot be read or parsed (exec, a built-in, or a file edited
+    since into something that does not parse)."""
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except Exception:
+        return None
+
+
+def batch_of_one_problem(exercise: Exercise, fn, label: str) -> str | None:
+    """For an exercise with a batched case (a batch of 2 or more): a sentence when `fn`, right on every case, is wrong
+    for that case's first sequence kept as a batch of one (a .squeeze() drops its dimension of size 1); else None."""
+    inputs = next((c for c in reversed(exercise.cases)
+                   if torch.is_tensor(c[0]) and c[0].dim() >= 3 and c[0].shape[0] > 1), None)
+    if inputs is None:
+        return None
+    first = inputs[0]
+    one = tuple(x[:1] if torch.is_tensor(x) and x.shape[:-1] == first.shape[:-1] else x for x in fresh(inputs))
+    expected = answer(exercise, one)
+    got = attempt(fn, *one)
+    if isinstance(got, BaseException):
+        return (f"`{label}` is right for every case but raises {type(got).__name__} on a batch of one sequence, "
+                f"{tuple(one[0].shape)}: {first_line(got)}. Does a step drop the batch's dimension of size 1 "
+                "(.squeeze() drops every dimension of size 1)?")
+    if same_answer(got, expected, exercise.atol):
+        return None
+    lead = f"`{label}` is right for every case but not for a batch of one sequence, {tuple(one[0].shape)}: "
+    if not torch.is_tensor(got):
+        return lead + f"it returns {article(type(got).__name__)} there. Return one tensor for any batch."
+    if got.shape != expected.shape:
+        squeezed = (" Does a .squeeze() drop the batch's dimension of size 1? Leave it out, or squeeze only the "
+                    "dimension you mean." if got.dim() < expected.dim() else "")
+        return lead + f"it returns {tuple(got.shape)} where the answer is {tuple(expected.shape)}.{squeezed}"
+    return lead + explain_difference(as_float(got), expected, exercise.atol, takes_softmax(exercise, one))
+
+
+def leftover_case(exercise: Exercise, fn, last: int) -> tuple[int, tuple[int, ...]] | None:
+    """The first case, up to `last`, whose result from `fn` depends on torch.empty's leftovers, with the index of one
+    such entry; None when there is none, or when `fn` makes no such tensor."""
+    if not LEFTOVER_MEMORY & torch_calls(fn, exercise.cases[last]).names:
+        return None
+    for number in range(last + 1):
+        if (entry := leftover_entry(fn, exercise.cases[number])) is not None:
+            return number, entry
+    return None
+
+
+def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
+    """The index of an entry of `fn`'s result that comes from torch.empty's leftovers, or None: run with them filled
+    with 0, then with 1 (and the same random numbers), such an entry differs."""
+    results = []
+    for value in (0.0, 1.0):
+        with torch.random.fork_rng(devices=[]), FilledEmpty(value):
+            torch.manual_seed(0)
+            results.append(attempt(fn, *fresh(inputs)))
+    if not all(comparable(t) for t in results):
+        return None
+    zeros, ones = (as_float(t) for t in results)
+    if zeros.shape != ones.shape:
+        return None
+    differs = (zeros != ones) & ~(zeros.isnan() & ones.isnan())
+    return first_index(differs) if differs.any() else None
+
+
+class FilledEmpty(TorchFunctionMode):
+    """While active, fills every tensor that torch.empty or its kin (LEFTOVER_MEMORY) makes with `value`."""
+
+    def __init__(self, value: float):
+        super().__init__()
+        self.value = value
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if getattr(func, "__name__", "") in LEFTOVER_MEMORY and isinstance(result, torch.Tensor):
+            with torch.no_grad():
+                result.fill_(self.value)
+        return result
+
+
+def mentions_leftover_memory(fn) -> bool:
+    """Whether the source of `fn`, or of a function of its own that it uses (own_functions), names torch.empty or
+    its kin (read before a pass, which runs no trace)."""
+    trees = (parsed_source(f) for f in own_functions(fn))
+    return any(getattr(node, "attr", getattr(node, "id", None)) in LEFTOVER_MEMORY
+               for tree in trees if tree is not None for node in ast.walk(tree))
+
+
+def own_functions(fn, most: int = 20) -> list:
+    """`fn`, and the functions written beside it (in its module: a notebook's cells) that it names, theirs in turn,
+    and the methods of the classes it names or of the objects it names whose class is written there: at most
+    `most` of them."""
+    found, todo = [], [fn]
+    while todo and len(found) < most:
+        f = todo.pop()
+        if any(f is seen for seen in found):
+            continue
+        found.append(f)
+        try:
+            names = inspect.getclosurevars(f)
+        except TypeError:  # not a Python function: a built-in, a partial, a callable object
+            continue
+        for obj in (*names.globals.values(), *names.nonlocals.values()):
+            owner = obj if inspect.isfunction(obj) or inspect.isclass(obj) else type(obj)
+            if getattr(owner, "__module__", None) != getattr(fn, "__module__", None):
+                continue
+            todo += [m for m in vars(owner).values() if inspect.isfunction(m)] if inspect.isclass(owner) else [owner]
+    return found
+
+
+# ---- Watching the answer run: what it calls, and what it gives with its roundings made exact -----
+class TorchCalls(TorchFunctionMode):
+    """While active, notes in `names` the name of every PyTorch function called (F.softmax and x.softmax as
+    "softmax", torch.empty as "empty", a new nn.Linear's first weights as "kaiming_uniform_"), and in
+    `masked_weights` whether a mask (masked_fill, where) put ±∞ into what a softmax returned. Nothing is noted while
+    a function wrapped by `given` runs (a part handed to the code, whose insides are not the code's own)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names, self.weights, self.masked_weights, self.inside_given = set(), [], False, 0
+        self.stored_fractions = None  # the dtype of a tensor of whole numbers that numbers with fractions went into
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if not self.inside_given:
+            self.names.add(name)
+            if name in ("masked_fill", "masked_fill_", "where"):
+                filled = [*args[1:], *kwargs.values()]  # the fill (masked_fill) or the two sides (where)
+                self.masked_weights |= (any(arg is w for arg in filled[:2] + [args[0]] for w in self.weights)
+                                        and any(is_infinite(arg) for arg in filled))
+            stored = STORED_VALUE.get(name)
+            if stored is not None and len(args) > stored and drops_fractions(args[0], args[stored]):
+                self.stored_fractions = args[0].dtype
+        result = func(*args, **kwargs)
+        if name in WEIGHT_MAKERS and not self.inside_given:
+            self.weights.append(result)
+        return result
+
+    def given(self, part):
+        """`part`, a function handed to the code, wrapped so that what it calls inside goes unnoted."""
+        if not callable(part) or isinstance(part, (torch.Tensor, torch.nn.Module)):
+            return part
+
+        @functools.wraps(part)
+        def unnoted(*args, **kwargs):
+            self.inside_given += 1
+            try:
+                return part(*args, **kwargs)
+            finally:
+                self.inside_given -= 1
+
+        return unnoted
+
+
+def drops_fractions(target, value) -> bool:
+    """Whether storing `value` into the tensor `target` drops fractions: a tensor of whole numbers taking a number, or
+    numbers, with a fractional part."""
+    whole = isinstance(target, torch.Tensor) and not target.is_floating_point() and target.dtype != torch.bool
+    if isinstance(value, torch.Tensor):
+        return whole and value.is_floating_point() and bool((value != value.trunc()).any())
+    return whole and isinstance(value, float) and not value.is_integer()
+
+
+def is_infinite(value) -> bool:
+    """Whether `value`, a number or a tensor, is or holds ±∞."""
+    if isinstance(value, torch.Tensor):
+        return value.is_floating_point() and bool(torch.isinf(value).any())
+    return isinstance(value, float) and math.isinf(value)
+
+
+def torch_calls(fn, inputs: tuple) -> TorchCalls:
+    """What `fn` itself calls on fresh copies of `inputs` (up to the error, if it raises), not what the functions
+    among the inputs call inside."""
+    seen = TorchCalls()
+    with seen:
+        attempt(fn, *(seen.given(x) for x in fresh(inputs)))
+    return seen
+
+
+class ExactSteps(TorchFunctionMode):
+    """While active, a rounding hands back what it was given, a conversion to half precision keeps float32, and a
+    tensor asked for in half precision is made in float32: the code as it would run without losing digits."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if kwargs.get("dtype") in SIGNIFICANT_DIGITS:
+            kwargs["dtype"] = torch.float32
+        result = func(*args, **kwargs)
+        given = args[0] if args and torch.is_tensor(args[0]) else None
+        if given is None or not torch.is_tensor(result) or given.shape != result.shape:
+            return result
+        name = getattr(func, "__name__", "")
+        if name in ("round", "round_") and given.is_floating_point():
+            return given
+        if name in CONVERSIONS and result.dtype in SIGNIFICANT_DIGITS and given.dtype not in SIGNIFICANT_DIGITS:
+            return given if given.is_floating_point() else given.to(torch.float32)  # a bool or int mask: float32
+        return result
+
+
+def run_exactly(fn, inputs: tuple):
+    """What `fn` returns on fresh copies of `inputs` with its roundings and half-precision steps made exact
+    (ExactSteps), or the exception it raises."""
+    with ExactSteps():
+        return attempt(fn, *fresh(inputs))
+
+
+# ---- An answer that raised -----------------------------------------------------------------------
+COUNT_FROM_THE_END = (  # the advice for an error that a batch dimension, present or absent, caused
+    " Your code asks for a dimension this tensor does not have: one sequence's tensors have two dimensions "
+    "((T, C), (T, T)), and a batch adds one in front. Count dimensions from the end, so that the code works "
+    "for both: x.shape[-2], transpose(-2, -1), sum(-1)."
+)
+SIZE_CLASHES = (  # what PyTorch says when two sizes that must agree do not
+    "must match the size of tensor", "The expanded size of the tensor", "shapes cannot be multiplied",
+    "is invalid for input of size",
+)
+FIXED_DIMENSIONS = (  # what PyTorch says when a call made for a set number of dimensions gets another number
+    "must be a 3D tensor", "must be a matrix", "does not match the length of the desired ordering"
+)
+KEEPDIM_ADVICE = (  # the advice for a size clash on a line that reduces over a dimension without keepdim
+    " That line divides or subtracts by a sum, mean or maximum over a dimension, which drops that dimension: one "
+    "number per row then lines up with the columns. Keep it with keepdim=True (e.sum(-1, keepdim=True)), so that each "
+    "row's number meets its own row."
+)
+MASK_AS_INDEX = (  # the advice for a boolean mask used as an index on the wrong dimensions
+    " A mask used as an index, wei[mask], lines up with the first dimensions of what it indexes, so a (T, T) mask fits "
+    "one sequence's (T, T) scores but not a batch's (B, T, T), and wei[:, mask] the other way round. Use "
+    "wei.masked_fill(mask, float('-inf')), or index from the end, wei[..., mask]: both work with and without a batch."
+)
 
 
 def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
@@ -1060,6 +1154,7 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
                 f"e.g. torch.ones(T, T, device={first_input}.device), not device=device.")
     return ""
 
+
 def indexes_by_mask(line: str, names: dict) -> bool:
     """Whether an index in `line` is a mask: a comparison, tril or triu, a name holding a bool tensor, or a call of
     the learner's own function named like one (upper, causal, mask); not b, t, :, x.size(-1) or int(j)."""
@@ -1090,143 +1185,7 @@ def mask_meets_other_dimensions(text: str) -> bool:
     return bool(shapes) and shapes[1].count(",") != shapes[2].count(",")
 
 
-def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedback | None:
-    """The Feedback of the first named mistake whose result equals `got` (float64), or None."""
-    mistake = next((m for m in exercise.mistakes if gives(exercise, m, inputs, got)), None)
-    return None if mistake is None else Feedback(False, mistake.hint, mistake.name)
-
-
-def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor) -> bool:
-    """Whether `mistake` returns `got` (float64) on `inputs`, exact zeros in the same places (a mistake that would pass
-    this case cannot be what made `got` fail it)."""
-    expected = answer(exercise, inputs)
-    wrong = on_case(exercise, mistake.wrong, inputs)  # what it raises is never the same answer
-    if same_answer(wrong, expected, exercise.atol) and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
-        return False
-    return same_answer(wrong, got, exercise.atol) and torch.equal(
-        not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong)))
-
-
-def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn, alike: list) -> Feedback:
-    """Of the named mistakes that give what the answer gave on its first failed case, the one that also gives it on
-    the most of its later `failures` (`first`, the first one named, on a tie), leaving out those whose hint speaks of
-    every input (`every_case`) but that miss one of them: a number typed in can look like a slip on one size (1/8 is
-    1/(2 · head_size) for a head size of 4) and unlike it on another. Where only such mistakes fit, the answer follows
-    some sizes, not the input's, if a case `alike` was right (hard_coded); else the case is judged without them.
-    `failures`: (case number, Feedback, what `fn` returned or None) for each case it failed."""
-    (number, _, got), *later = failures
-    if got is None:
-        return first
-    inputs = exercise.cases[number]
-    named = [m for m in exercise.mistakes if gives(exercise, m, inputs, as_float(got))]
-    if not named:  # `first` was named by a cause of its own (an exact 0 missed), not by a mistake's result
-        return first
-    later = [(exercise.cases[k], as_float(returned)) for k, _, returned in later if returned is not None]
-
-    def fits_later(mistake: Mistake) -> int:
-        return sum(gives(exercise, mistake, case, returned) for case, returned in later)
-
-    raised_later = any(returned is None for _, _, returned in failures[1:])  # its hint would speak of that case too
-    kept = [m for m in named if not m.every_case or (fits_later(m) == len(later) and not raised_later)]
-    if not kept:
-        if alike:  # a scale right for one size and like a slip for another: it follows some sizes, not the input's
-            return hard_coded(exercise, number, right=alike)
-        others = tuple(m for m in exercise.mistakes if m not in named)
-        return judge_case(dataclasses.replace(exercise, mistakes=others), inputs, got, fn)
-    best = max(kept, key=fits_later)
-    return first if best is named[0] else Feedback(False, best.hint, best.name)
-
-
-def not_exactly_zero(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> torch.Tensor:
-    """Where `got` is not exactly 0 although the exercise's exact_zeros says it must be: a bool tensor like `got`."""
-    if exercise.exact_zeros is None:
-        return torch.zeros_like(got, dtype=torch.bool)
-    where = torch.as_tensor(exercise.exact_zeros.where(*fresh(inputs)), dtype=torch.bool).expand_as(got)
-    return where & (got != 0)
-
-
-class CappedOutput(io.StringIO):
-    """Stands in for sys.stdout while the learner's function runs: keeps its first SHOWN_LINES lines."""
-
-    dropped = 0  # lines printed once SHOWN_LINES were kept
-
-    def write(self, text) -> int:
-        text = str(text)
-        if self.getvalue().count("\n") < SHOWN_LINES:
-            super().write(text)
-        else:
-            self.dropped += text.count("\n")
-        return len(text)
-
-    def show(self) -> None:
-        """Print the lines kept, and say how many more there were."""
-        lines = self.getvalue().splitlines(keepends=True)
-        dropped = self.dropped + max(0, len(lines) - SHOWN_LINES)
-        print("".join(lines[:SHOWN_LINES]), end="")
-        if dropped:
-            print(f"… and {dropped:,} more lines printed by your function, not shown here.")
-
-
-# ---------------------------------------------------------------------------------------------
-# Small pieces
-
-
-def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
-    """A sentence when `fn` cannot take the case's inputs as they come (too many or too few, or some by name only)."""
-    count = len(exercise.cases[0])
-    wanted = reference_parameters(exercise, count)
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None  # no signature to read (some built-ins, odd callables): calling it will tell
-    try:
-        signature.bind(*range(count))
-    except TypeError:
-        by_name = [name for name, p in signature.parameters.items()
-                   if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
-        if by_name and len(signature.parameters) == count:
-            return (f"`{label}` takes {listed(by_name)} by name only (after a `*`), but the inputs come by position: "
-                    f"change its first line to `def {label}({', '.join(wanted)})`.")
-        inputs = "one input" if count == 1 else f"{count} inputs"
-        return (f"`{label}` should take {inputs}, ({', '.join(wanted)}), but it takes "
-                f"({', '.join(signature.parameters)}): change its first line, `def {label}(...)`.")
-    return None
-
-
-def right_by_name(exercise: Exercise, fn) -> bool:
-    """Whether `fn` gives every case's answer, with its gradient, when its inputs are handed over by name
-    (f(q=…, k=…))."""
-    names = reference_parameters(exercise, len(exercise.cases[0]))
-    for inputs in exercise.cases:
-        got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
-        wrong = not same_answer(got, answer(exercise, inputs), exercise.atol)
-        if wrong or attempt(gradient_problem, exercise, inputs, got):  # an error too: a graph it cannot go back through
-            return False
-    return True
-
-
-def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
-    """A sentence when `fn`'s parameters are the reference's names in another order (def f(k, q) for (q, k)): the
-    inputs still come by position, so the answer is judged as it stands, and the sentence is a note beside the verdict
-    (or the whole verdict, where the answer is right with its inputs by name)."""
-    count = len(exercise.cases[0])
-    wanted = reference_parameters(exercise, count)
-    try:
-        names = list(inspect.signature(fn).parameters)[:count]
-    except (TypeError, ValueError):
-        return None
-    if sorted(names) != sorted(wanted) or names == wanted:
-        return None
-    return (f"`{label}` takes ({', '.join(names)}), but the inputs come in the order ({', '.join(wanted)}): its first "
-            f"input is {wanted[0]}, whatever you call it. Name them in that order, `def {label}({', '.join(wanted)})`, "
-            "and check that each line uses the one it means.")
-
-
-def reference_parameters(exercise: Exercise, count: int) -> list[str]:
-    """The names of the reference's first `count` parameters (every reference is a def that names its inputs)."""
-    return list(inspect.signature(exercise.reference).parameters)[:count]
-
-
+# ---- An answer that is no tensor -----------------------------------------------------------------
 def not_a_tensor_like(got, expected: torch.Tensor | None = None, fn=None, label: str = "", atol: float = 0.0):
     """A sentence saying why `got` cannot be compared with the tensor answer `expected` (within `atol`), or None."""
     if not isinstance(got, torch.Tensor):
@@ -1305,11 +1264,6 @@ def joins(got, expected: torch.Tensor | None) -> list[tuple[str, torch.Tensor]]:
     return [(words, t) for words, t in stacked + joined if t.shape == expected.shape]
 
 
-def same_answer(x, expected: torch.Tensor, atol: float) -> bool:
-    """Whether `x` is a tensor of real numbers (comparable) of `expected`'s shape and values, within `atol`."""
-    return comparable(x) and x.shape == expected.shape and close(as_float(x), expected, atol)
-
-
 def returned_name(fn, index: int) -> str | None:
     """The expression at `index` of the tuple that `fn`'s source returns (e.g. "out" in `return out, wei`)."""
     tree = parsed_source(fn)
@@ -1325,22 +1279,17 @@ def returned_name(fn, index: int) -> str | None:
     return None
 
 
-def answer(exercise: Exercise, inputs: tuple) -> torch.Tensor:
-    """The reference's answer for one case, as a float64 tensor on the CPU."""
-    got = on_case(exercise, exercise.reference, inputs)
-    if isinstance(got, BaseException):  # a new error: raising the kept one would hang this run's frames on it
-        raise RuntimeError(f"the reference {exercise.name} raised {type(got).__name__}: {first_line(got)}")
-    return as_float(got).clone()  # a copy: the kept one must stay as it is
-
-
-def as_float(t: torch.Tensor) -> torch.Tensor:
-    """A detached, dense float64 copy on the CPU (integer tensors are compared as numbers)."""
-    return t.detach().to_dense().to("cpu", torch.float64)
-
-
-def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
-    """Same values within `atol` (NaN only where the other has NaN, ±inf only where the other has it)."""
-    return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
+# ---- The generic words for a wrong tensor --------------------------------------------------------
+NAN_GENERAL = (  # what can have made a NaN in any answer, as a question to the learner
+    "NaN (not a number), which 0 / 0, ∞ / ∞, ∞ − ∞, 0 × ∞ and the square root or log of a number below 0 give: "
+    "does a division divide by 0, or a square root or log get a number below 0?"
+)
+NAN_CAUSES = (  # ... and in an answer that takes a softmax: the questions about its mask too
+    NAN_GENERAL + " With a mask: does each position still see itself (a row that is −∞ everywhere gives NaN), does "
+    "the −∞ go on the scores before the softmax (not on the weights after it), is it put in with masked_fill (not "
+    "multiplied: 0 × −∞ is NaN), and does it keep its minus sign (+∞ gives NaN)? A softmax written by hand subtracts "
+    "each row's largest score first, or e^x overflows to ∞."
+)
 
 
 def explain_difference(got: torch.Tensor, expected: torch.Tensor, atol: float, softmax: bool = True,
@@ -1464,6 +1413,73 @@ def fmt_apart(value, other) -> tuple[str, str]:
     return pair
 
 
+# ---- Small pieces --------------------------------------------------------------------------------
+KEPT = {}  # (id of a reference or mistake, id of a case, default dtype and device): (it, the case, its result)
+KEPT_AT_MOST = 4096  # all ten exercises need about 600; a module reloaded again and again must not fill memory
+
+
+def on_case(exercise: Exercise, fn, inputs: tuple):
+    """What the reference or named mistake `fn` returns (detached) or raises on fresh copies of `inputs`; kept for the
+    exercise's own cases, since one check asks for them hundreds of times. That needs the cases never changed in place
+    and `fn` to give the same for the same inputs (see Exercise), under the same default dtype and device, which a
+    learner's cell may change (torch.set_default_dtype) and are part of the key. The key's objects are kept with the
+    result, so their ids cannot be reused."""
+    key = (id(fn), id(inputs), torch.get_default_dtype(), torch.get_default_device())
+    if key not in KEPT:
+        got = attempt(fn, *fresh(inputs))
+        if isinstance(got, BaseException):
+            got = got.with_traceback(None)  # its frames hold the tensors of the run
+        elif isinstance(got, torch.Tensor):
+            got = got.detach()
+        if not any(inputs is case for case in exercise.cases):
+            return got
+        if len(KEPT) >= KEPT_AT_MOST:
+            KEPT.clear()
+        KEPT[key] = (fn, inputs, got)
+    return KEPT[key][2]
+
+
+def answer(exercise: Exercise, inputs: tuple) -> torch.Tensor:
+    """The reference's answer for one case, as a float64 tensor on the CPU."""
+    got = on_case(exercise, exercise.reference, inputs)
+    if isinstance(got, BaseException):  # a new error: raising the kept one would hang this run's frames on it
+        raise RuntimeError(f"the reference {exercise.name} raised {type(got).__name__}: {first_line(got)}")
+    return as_float(got).clone()  # a copy: the kept one must stay as it is
+
+
+def outcome(mistake: Mistake, given: tuple):
+    """What `mistake` returns on the inputs `given`, or the exception it raises."""
+    return attempt(mistake.wrong, *given)
+
+
+def same_answer(x, expected: torch.Tensor, atol: float) -> bool:
+    """Whether `x` is a tensor of real numbers (comparable) of `expected`'s shape and values, within `atol`."""
+    return comparable(x) and x.shape == expected.shape and close(as_float(x), expected, atol)
+
+
+def as_float(t: torch.Tensor) -> torch.Tensor:
+    """A detached, dense float64 copy on the CPU (integer tensors are compared as numbers)."""
+    return t.detach().to_dense().to("cpu", torch.float64)
+
+
+def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
+    """Same values within `atol` (NaN only where the other has NaN, ±inf only where the other has it)."""
+    return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
+
+
+def reference_parameters(exercise: Exercise, count: int) -> list[str]:
+    """The names of the reference's first `count` parameters (every reference is a def that names its inputs)."""
+    return list(inspect.signature(exercise.reference).parameters)[:count]
+
+
+def size_of(exercise: Exercise, inputs: tuple) -> str:
+    """A short description of a case's size, e.g. 'T = 7' or 'a (7, 3) input'."""
+    first = inputs[0]
+    if isinstance(first, torch.Tensor):
+        return f"a {tuple(first.shape)} input"
+    return f"{reference_parameters(exercise, 1)[0]} = {first!r}"
+
+
 def first_line(err: BaseException) -> str:
     """The first line of an exception's message (or 'no message')."""
     try:
@@ -1498,11 +1514,3 @@ def same_inputs(given: tuple, original: tuple) -> bool:
         elif a != b:
             return False
     return True
-
-
-def size_of(exercise: Exercise, inputs: tuple) -> str:
-    """A short description of a case's size, e.g. 'T = 7' or 'a (7, 3) input'."""
-    first = inputs[0]
-    if isinstance(first, torch.Tensor):
-        return f"a {tuple(first.shape)} input"
-    return f"{reference_parameters(exercise, 1)[0]} = {first!r}"
