@@ -97,8 +97,9 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
                       f"between them, e.g. {example}.")
     values = []
     for position, piece in enumerate(p.strip() for p in text.split(",")):
+        which = f"{what.capitalize()} {position}"  # "Score 2"
         if not piece:
-            return None, f"{what.capitalize()} {position} is empty: remove the extra comma, e.g. {example}."
+            return None, f"{which} is empty: remove the extra comma, e.g. {example}."
         try:
             value = float(piece)
         except ValueError:
@@ -108,13 +109,12 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
             fix = ("leave out the space after the sign" if re.fullmatch(r"[+-]\s+[\d.].*", piece)
                    else "separate the numbers with commas (or, for one number, leave out the space)" if several
                    else "type digits")
-            return None, f"{what.capitalize()} {position}, {quote(piece)}, is not a number: {fix}, e.g. {example}."
+            return None, f"{which}, {quote(piece)}, is not a number: {fix}, e.g. {example}."
         if math.isinf(value) and "inf" in piece.lower():
-            return None, (f"{what.capitalize()} {position}, {quote(piece)}, is infinite: type finite {what}s, between "
-                          "-3.4e38 and 3.4e38.")
+            return None, f"{which}, {quote(piece)}, is infinite: type finite {what}s, between -3.4e38 and 3.4e38."
         if abs(value) > FLOAT32_MAX:
-            return None, (f"{what.capitalize()} {position}, {quote(piece)}, is too large to compute with (float32 "
-                          f"overflows): keep every {what} between -3.4e38 and 3.4e38.")
+            return None, (f"{which}, {quote(piece)}, is too large to compute with (float32 overflows): keep every "
+                          f"{what} between -3.4e38 and 3.4e38.")
         values.append(value)
     if len(values) > max_count:
         return None, f"There are {len(values)} {what}s: give at most {max_count}, {limit}."

@@ -8,10 +8,10 @@ from ..attention import future_mask
 from ..averaging import average_matmul
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.explain import explain_weights
-from ..plots import show_wei
+from ..plots import ANNOTATE_UP_TO, show_wei
 from .core import explorer, fmt_number, fmt_row, new_figure, parse_numbers, report, show
 
-MAX_SCORES = 12  # show_wei writes every value up to this width
+MAX_SCORES = ANNOTATE_UP_TO  # show_wei writes every value up to this width
 EXAMPLE = "2, -1, 3"
 
 

@@ -8,11 +8,11 @@ from ..attention import future_mask
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
 from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights, typed_scale
-from ..plots import show_wei, symmetric_bound
+from ..plots import ANNOTATE_UP_TO, show_wei, symmetric_bound
 from .core import check_position, explorer, fmt_number, fmt_row, link_range, new_figure, parse_numbers, report, show
 
 EXAMPLE = "2, -1, 3, 5"
-MAX_SCORES = 12  # show_wei writes every value up to this width
+MAX_SCORES = ANNOTATE_UP_TO  # show_wei writes every value up to this width
 
 
 def count_scores(text) -> int:
