@@ -441,9 +441,8 @@ def match_mistake(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> Feedb
 def gives(exercise: Exercise, mistake: Mistake, inputs: tuple, got: torch.Tensor) -> bool:
     """Whether `mistake` returns `got` (float64) on `inputs`, exact zeros in the same places (a mistake that would pass
     this case cannot be what made `got` fail it)."""
-    expected = answer(exercise, inputs)
     wrong = on_case(exercise, mistake.wrong, inputs)  # what it raises is never the same answer
-    if same_answer(wrong, expected, exercise.atol) and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
+    if gives_the_answer(exercise, mistake, inputs) and not not_exactly_zero(exercise, inputs, as_float(wrong)).any():
         return False
     return same_answer(wrong, got, exercise.atol) and torch.equal(
         not_exactly_zero(exercise, inputs, got), not_exactly_zero(exercise, inputs, as_float(wrong)))
