@@ -1,5 +1,4 @@
-"""What every explorer shares: its declaration, reading typed input, range checks, formatting rows, reporting,
-and `explore`.
+"""What every explorer shares: its declaration, reading and checking typed input, formatting, and `explore`.
 
 An explorer is a plain callback whose keyword arguments are named like its controls, and whose defaults are
 its example input. It prints and draws one figure, then returns a dict of the numbers it showed (CPU tensors

@@ -71,10 +71,8 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
         print(f"② exp:              {fmt_row(exps, tiny=True)}")
         print(f"③ sum:              {fmt_number(float(exps.sum()), tiny=True)}")
     print(f"④ weights:          {fmt_row(weights, tiny=True)}   sum {float(weights.sum()):.2f}")
-    if last:
-        print("   nothing is masked: `now` is the last position, so every score counts")
-    else:
-        print(f"   every future weight is exactly 0: {bool((weights[now + 1 :] == 0).all())}")
+    print("   nothing is masked: `now` is the last position, so every score counts" if last
+          else f"   every future weight is exactly 0: {bool((weights[now + 1 :] == 0).all())}")
     _draw(raw, masked, weights, now)
     return {"scores": raw, "masked": masked, "weights": weights, "now": now}
 
