@@ -202,7 +202,7 @@ def judge(exercise: Exercise, fn) -> Feedback:
 def arity_problem(exercise: Exercise, fn, label: str) -> str | None:
     """A sentence when `fn` cannot take the case's inputs as they come (too many or too few, or some by name only)."""
     count = len(exercise.cases[0])
-    wanted = reference_parameters(exercise, count)
+    wanted = input_names(exercise)
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -226,7 +226,7 @@ def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
     inputs still come by position, so the answer is judged as it stands, and the sentence is a note beside the verdict
     (or the whole verdict, where the answer is right with its inputs by name)."""
     count = len(exercise.cases[0])
-    wanted = reference_parameters(exercise, count)
+    wanted = input_names(exercise)
     try:
         names = list(inspect.signature(fn).parameters)[:count]
     except (TypeError, ValueError):
@@ -241,7 +241,7 @@ def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
 def right_by_name(exercise: Exercise, fn) -> bool:
     """Whether `fn` gives every case's answer, with its gradient, when its inputs are handed over by name
     (f(q=…, k=…))."""
-    names = reference_parameters(exercise, len(exercise.cases[0]))
+    names = input_names(exercise)
     for inputs in exercise.cases:
         got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
         wrong = not same_answer(got, answer(exercise, inputs), exercise.atol)
@@ -380,7 +380,7 @@ def judge_case(exercise: Exercise, inputs: tuple, got: torch.Tensor, fn) -> Feed
                                "(torch.zeros and torch.ones make floats unless given a dtype).", WHOLE_NUMBERS)
     first = inputs[0]
     if torch.is_tensor(first) and first.shape == got.shape and torch.equal(got, as_float(first)):
-        given = reference_parameters(exercise, 1)[0]
+        given = input_names(exercise)[0]
         return Feedback(False, f"your result is the input {given} itself, unchanged: does your function return {given} "
                                "where it should return the tensor it computed, or does each step leave its row as "
                                "it came in (a slice of that row alone, such as x[t : t + 1]; == typed for =; a "
@@ -473,7 +473,7 @@ def gradient_problem(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> st
         raise
     reference = exercise.reference(*fresh(inputs))
     expected = torch.autograd.grad((reference * probe.to(reference.device, reference.dtype)).sum(), originals)
-    names = reference_parameters(exercise, len(inputs))
+    names = input_names(exercise)
     for i, grad, wanted in zip(needs, grads, expected, strict=True):
         if grad is None or not torch.allclose(as_float(grad), as_float(wanted), rtol=1e-3, atol=exercise.atol):
             return (f"your result is right, but its gradient with respect to `{names[i]}` is not the reference's: part "
@@ -518,8 +518,7 @@ def fits_most_failures(exercise: Exercise, failures: list, first: Feedback, fn, 
     return first if best is named[0] else Feedback(False, best.hint, best.name)
 
 
-def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, alike: list,
-                            raised: bool = False) -> Feedback:
+def named_after_right_cases(exercise: Exercise, number: int, verdict: Feedback, alike: list, raised: bool) -> Feedback:
     """A named mistake that case `number` matched, where the cases `alike` (earlier or later, with as many dimensions)
     were right. If that mistake's result would have been wrong on one of those, the learner did not make it: their
     answer follows the size of some inputs only (÷ 2 typed in is ÷ √n_head for 4 heads). So does an answer that raises
@@ -595,7 +594,7 @@ def writes_into_its_input(exercise: Exercise, name: str | None) -> bool:
 def typed_size_advice(exercise: Exercise, number: int) -> str:
     """What to look for when an answer right for the cases before case `number` raises a size clash or has the wrong
     shape on it: a size typed in, or taken from another cell or the wrong dimension."""
-    first = reference_parameters(exercise, 1)[0]
+    first = input_names(exercise)[0]
     tensor = torch.is_tensor(exercise.cases[number][0])
     example = f", counting dimensions from the end (T = {first}.shape[-2])" if tensor else ""
     earlier = "size" if number == 1 else "sizes"
@@ -620,7 +619,7 @@ def unnamed_failure(exercise: Exercise, fn, label: str, number: int, verdict: Fe
     if got is not None and (words := sequences_left_out(exercise, inputs, as_float(got))):
         return after_right_cases(exercise, number, Feedback(False, words, HARD_CODED))
     if one_at_a_time:
-        batch, x = tuple(inputs[0].shape), reference_parameters(exercise, 1)[0]
+        batch, x = tuple(inputs[0].shape), input_names(exercise)[0]
         if sequences_mix(fn, inputs, exercise.atol):
             return Feedback(False, f"`{label}` is right for each sequence on its own, but in a batch, {batch}, its "
                                    "sequences read each other: changing only the first sequence changes the last one's "
@@ -724,7 +723,7 @@ def sequences_left_out(exercise: Exercise, inputs: tuple, got: torch.Tensor) -> 
     if n is None or n >= expected.shape[0] or not same_answer(got, expected[:n], exercise.atol):
         return None
     first = "first sequence" if n == 1 else f"first {n} sequences"
-    given = reference_parameters(exercise, 1)[0]
+    given = input_names(exercise)[0]
     return (f"your result holds the right answers for the {first} of this batch of {expected.shape[0]} and none for "
             f"the others: does a loop over the batch stop at a number typed in (range({n}))? Count from the input, "
             f"range({given}.shape[0]), or leave the loop out: written with dimensions counted from the end "
@@ -794,7 +793,7 @@ def future_leak_words(exercise: Exercise, fn, label: str, inputs: tuple) -> str:
     """The sentence for a result that reads the future, and its likely cause: F.scaled_dot_product_attention given a
     mask (without is_causal=True), when `fn`'s code does that; else the usual causes as questions, about the mask
     and the weights only when it takes a softmax on `inputs`."""
-    first = reference_parameters(exercise, 1)[0]
+    first = input_names(exercise)[0]
     words = (f"`{label}` lets the future in: changing only the last position of `{first}` changes its result at "
              "earlier positions, yet position t may read positions 0…t alone.")
     if sdpa_given_a_mask(parsed_source(fn)):
@@ -1065,7 +1064,7 @@ def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: 
     if right_before and (mask_of_other_size or any(words in str(err) for words in SIZE_CLASHES)):
         advice = " " + typed_size_advice(exercise, right_before)
     else:
-        advice = advice_for(err, reference_parameters(exercise, 1)[0], line, names)
+        advice = advice_for(err, input_names(exercise)[0], line, names)
     return Feedback(False, f"`{label}` raised {type(err).__name__}: {first_line(err)}.{where}{advice}")
 
 
@@ -1080,12 +1079,12 @@ def raising_line(err: BaseException, fn, width: int = 100) -> tuple[str, dict]:
     return (line if len(line) <= width else line[: width - 1] + "…"), names
 
 
-def advice_for(err: BaseException, first_input: str, line: str = "", names: dict | None = None) -> str:
+def advice_for(err: BaseException, first_input: str, line: str, names: dict) -> str:
     """A hint for an error with a well-known cause (quoting code with the exercise's first input), or "". `line`, the
     learner's line that raised, and `names`, what its frame held, tell a shape's missing dimension (x.shape[3], or s[3]
     after s = x.shape) from a tuple of the learner's own that is too short."""
     text = str(err)
-    kept_shapes = [name for name, value in (names or {}).items() if isinstance(value, torch.Size)]
+    kept_shapes = [name for name, value in names.items() if isinstance(value, torch.Size)]
     reads_a_shape = (not line or ".shape" in line or ".size(" in line
                      or any(re.search(rf"\b{re.escape(name)}\s*\[", line) for name in kept_shapes))
     if isinstance(err, IndexError) and ("Dimension out of range" in text
@@ -1106,7 +1105,7 @@ def advice_for(err: BaseException, first_input: str, line: str = "", names: dict
     if "only one element tensors can be converted to Python scalars" in text:
         return " torch.tensor(...) cannot build one tensor out of a list of tensors: join them with torch.stack(...)."
     if isinstance(err, IndexError):
-        if mask_meets_other_dimensions(text) or ("too many indices" in text and indexes_by_mask(line, names or {})):
+        if mask_meets_other_dimensions(text) or ("too many indices" in text and indexes_by_mask(line, names)):
             return MASK_AS_INDEX
         if "too many indices for tensor of dimension 1" in text:
             return (" That line gives a tensor of one dimension two indices, [i, j]: was it made with one size "
@@ -1209,11 +1208,10 @@ def comparable(x) -> bool:
     return isinstance(x, torch.Tensor) and not not_a_tensor_like(x)
 
 
-def several_items(got, expected: torch.Tensor | None, fn, label: str, atol: float) -> str:
+def several_items(got, expected: torch.Tensor, fn, label: str, atol: float) -> str:
     """Why a list or tuple is not the answer, and what to return instead."""
     kind = type(got).__name__
-    held = None if expected is None else next((i for i, item in enumerate(got) if same_answer(item, expected, atol)),
-                                              None)
+    held = next((i for i, item in enumerate(got) if same_answer(item, expected, atol)), None)
     comma = " (the comma in `return …,` makes one)" if kind == "tuple" else ""
     if held is not None:
         name = returned_name(fn, held)
@@ -1248,13 +1246,11 @@ def what_joined_lacks(exercise: Exercise, inputs: tuple, got, fn) -> str:
     return f" Joined, {still.message}" if still else ""
 
 
-def joins(got, expected: torch.Tensor | None) -> list[tuple[str, torch.Tensor]]:
+def joins(got, expected: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
     """For a list or tuple of tensors alike in shape, every torch.stack or torch.cat call that gives them the answer's
     shape, in words ("torch.stack(..., dim=1)"), with what it gives."""
     tensors = list(got) if isinstance(got, (list, tuple)) else []
-    if expected is None or not tensors or not all(isinstance(t, torch.Tensor) for t in tensors):
-        return []
-    if any(t.shape != tensors[0].shape for t in tensors):
+    if not tensors or not all(isinstance(t, torch.Tensor) and t.shape == tensors[0].shape for t in tensors):
         return []
     last = tensors[0].dim() - 1
     stacked = [(f"torch.stack(..., dim={dim})", torch.stack(tensors, dim)) for dim in range(last + 2)]  # a new one
@@ -1466,9 +1462,9 @@ def close(got: torch.Tensor, expected: torch.Tensor, atol: float) -> bool:
     return bool(torch.allclose(got, expected, atol=atol, rtol=0, equal_nan=True))
 
 
-def reference_parameters(exercise: Exercise, count: int) -> list[str]:
-    """The names of the reference's first `count` parameters (every reference is a def that names its inputs)."""
-    return list(inspect.signature(exercise.reference).parameters)[:count]
+def input_names(exercise: Exercise) -> list[str]:
+    """The names the reference gives a case's inputs (every reference is a def that names its inputs)."""
+    return list(inspect.signature(exercise.reference).parameters)[:len(exercise.cases[0])]
 
 
 def size_of(exercise: Exercise, inputs: tuple) -> str:
@@ -1476,7 +1472,7 @@ def size_of(exercise: Exercise, inputs: tuple) -> str:
     first = inputs[0]
     if isinstance(first, torch.Tensor):
         return f"a {tuple(first.shape)} input"
-    return f"{reference_parameters(exercise, 1)[0]} = {first!r}"
+    return f"{input_names(exercise)[0]} = {first!r}"
 
 
 def first_line(err: BaseException) -> str:
