@@ -239,8 +239,7 @@ def swapped_names(exercise: Exercise, fn, label: str) -> str | None:
 
 
 def right_by_name(exercise: Exercise, fn) -> bool:
-    """Whether `fn` gives every case's answer, with its gradient, when its inputs are handed over by name
-    (f(q=…, k=…))."""
+    """Whether `fn` gives every case's answer, with its gradient, when given its inputs by name (f(q=…, k=…))."""
     names = input_names(exercise)
     for inputs in exercise.cases:
         got = attempt(fn, **dict(zip(names, fresh(inputs), strict=True)))
@@ -781,8 +780,7 @@ def moved_positions(fn, inputs: tuple, at: int, atol: float) -> torch.Tensor | N
 
 
 def with_position_changed(inputs: tuple, at: int) -> tuple:
-    """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random
-    amount."""
+    """Fresh copies of a case's inputs whose first input has position `at` (…, at, :) moved by a fixed random amount."""
     first, *others = fresh(inputs)
     x = first.detach().clone()
     x[..., at, :] += torch.randn(x[..., at, :].shape, generator=torch.Generator().manual_seed(0)).to(x.device, x.dtype)
@@ -907,9 +905,8 @@ def mentions_leftover_memory(fn) -> bool:
 
 
 def own_functions(fn, most: int = 20) -> list:
-    """`fn`, and the functions written beside it (in its module: a notebook's cells) that it names, theirs in turn,
-    and the methods of the classes it names or of the objects it names whose class is written there: at most
-    `most` of them."""
+    """`fn`, and the functions written beside it (in its module: a notebook's cells) that it names, theirs in turn, and
+    the methods of the classes it names or of the objects it names whose class is written there (`most` at most)."""
     found, todo = [], [fn]
     while todo and len(found) < most:
         f = todo.pop()
@@ -1485,9 +1482,8 @@ def first_line(err: BaseException) -> str:
 
 
 def attempt(fn, /, *args, **kwargs):
-    """fn(*args, **kwargs), or the exception it raises (exit() too): what the learner's code raises is an answer.
-    What it prints is dropped: the learner sees what their function printed on the cases, not on each rerun made to
-    find a cause."""
+    """fn(*args, **kwargs), or the exception it raises (exit() too): what the learner's code raises is an answer. What
+    it prints is dropped: the learner sees what their function printed on the cases, not on reruns seeking a cause."""
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             return fn(*args, **kwargs)
