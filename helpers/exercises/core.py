@@ -872,11 +872,9 @@ def leftover_entry(fn, inputs: tuple) -> tuple[int, ...] | None:
         with torch.random.fork_rng(devices=[]), FilledEmpty(value):
             torch.manual_seed(0)
             results.append(attempt(fn, *fresh(inputs)))
-    if not all(comparable(t) for t in results):
+    if not all(comparable(t) for t in results) or results[0].shape != results[1].shape:
         return None
     zeros, ones = (as_float(t) for t in results)
-    if zeros.shape != ones.shape:
-        return None
     differs = (zeros != ones) & ~(zeros.isnan() & ones.isnan())
     return first_index(differs) if differs.any() else None
 
@@ -987,8 +985,7 @@ def is_infinite(value) -> bool:
 
 
 def torch_calls(fn, inputs: tuple) -> TorchCalls:
-    """What `fn` itself calls on fresh copies of `inputs` (up to the error, if it raises), not what the functions
-    among the inputs call inside."""
+    """What `fn` itself calls on fresh copies of `inputs` (up to an error), not what functions among the inputs call."""
     seen = TorchCalls()
     with seen:
         attempt(fn, *(seen.given(x) for x in fresh(inputs)))
@@ -1016,8 +1013,7 @@ class ExactSteps(TorchFunctionMode):
 
 
 def run_exactly(fn, inputs: tuple):
-    """What `fn` returns on fresh copies of `inputs` with its roundings and half-precision steps made exact
-    (ExactSteps), or the exception it raises."""
+    """What `fn` returns (or raises) on fresh copies of `inputs`, with roundings and half-precision steps made exact."""
     with ExactSteps():
         return attempt(fn, *fresh(inputs))
 
@@ -1047,8 +1043,7 @@ MASK_AS_INDEX = (  # the advice for a boolean mask used as an index on the wrong
 )
 
 
-def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn,
-                  right_before: int = 0) -> Feedback:
+def explain_raise(exercise: Exercise, inputs: tuple, err: BaseException, label: str, fn, right_before: int) -> Feedback:
     """Feedback for a learner function that raised: the named mistake that raises alike, or the error in words, and the
     line that raised. A size clash after `right_before` right cases is told to look for a size typed in."""
     line, names = raising_line(err, fn)
