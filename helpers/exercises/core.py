@@ -8,7 +8,8 @@ is one plain sentence, whatever they hand over.
 
 Read from `check` down: judge_cases runs the answer on every case (judge_case judges one result) and tells its first
 failure, by a named mistake or by a cause that unnamed_failure's tests find. The sections after those say what an
-answer raised, what is wrong with one that is no tensor, and the generic words for a wrong tensor.
+answer raised, what is wrong with one that is no tensor, and the generic words for a wrong tensor. docs/checker.md
+says the same rules in prose, for whoever adds an exercise.
 """
 
 import ast
