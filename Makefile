@@ -78,8 +78,8 @@ $(ASIDE): tests/install_aside.py | $(INSTALLED)
 lab: setup
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-# Two tiers, and CI runs both (`make check`). `make test` is the developer's loop, under a minute on a quiet 2-core
-# machine: every quick test, and every notebook but the long training runs (10, 11) re-executed by nbval, on two
+# Two tiers, and CI runs both (`make check`). `make test` is the developer's loop, about a minute on a quiet 2-core
+# machine: every quick test, and every notebook but the long training runs (07, 09, 10, 11) re-executed by nbval, on two
 # workers. `make test-slow` runs the tests marked slow (kernels, servers, browsers, fresh Pythons; see pytest.ini) and
 # re-executes the notebooks that conftest.py marks slow. --durations names the slowest tests.
 PYTEST := $(BIN)/python -m pytest -n 2 --dist loadscope --durations=15

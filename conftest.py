@@ -5,7 +5,7 @@ One PyTorch thread per process: the suite runs two notebook kernels at once on t
 slower. Kernels started by nbval inherit this.
 
 One of the notebooks that train longest (its `course.bench_target_s` above tools.readme.SLOW_NOTEBOOK_S) is marked slow,
-so `make test` stays under a minute and `make test-slow` re-executes it (CI runs both).
+so that `make test` stays near a minute, and `make test-slow` re-executes it (CI runs both).
 """
 
 import os
