@@ -17,6 +17,7 @@ import torch
 from .runtime import PlainError
 
 CORPUS_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
+CORPUS_URL_ENV = "COURSE_CORPUS_URL"  # set, it names a mirror to download the corpus from instead
 CORPUS_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CORPUS_PATH = DATA_DIR / "tinyshakespeare.txt"
@@ -101,8 +102,14 @@ def is_verified(path: Path) -> bool:
     return digest.hexdigest() == CORPUS_SHA256
 
 
-def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: float = 30) -> Path:
-    """Make sure a verified corpus sits at `path`, downloading it if needed; return the path.
+def corpus_url() -> str:
+    """Where the corpus is downloaded from: the mirror COURSE_CORPUS_URL names, when set, else CORPUS_URL."""
+    return os.environ.get(CORPUS_URL_ENV) or CORPUS_URL
+
+
+def ensure_corpus(path: Path = CORPUS_PATH, url: str | None = None, timeout: float = 30) -> Path:
+    """Make sure a verified corpus sits at `path`, downloading it from `url` (by default corpus_url()) if needed;
+    return the path.
 
     A file already there with the wrong checksum is moved aside to `<name>.corrupt` (or
     `.corrupt.1`, `.corrupt.2`… so an earlier one is never overwritten; never used, never deleted)
@@ -110,7 +117,7 @@ def ensure_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: floa
     place only after its checksum matches. Anything that is not a regular file, a file where the
     folder should be, and folders that cannot be read or written give a CorpusError naming the problem.
     """
-    path = Path(path)
+    path, url = Path(path), url or corpus_url()
     nearest = next((place for place in (path.parent, *path.parent.parents) if place.exists()), None)
     if nearest is not None and not nearest.is_dir():  # a file where the corpus's folder, or one above it, should be
         raise CorpusError(

@@ -1,6 +1,5 @@
 """Shared test set-up: make sure the corpus is here before anything runs; draw off-screen and close figures."""
 
-import os
 import shutil
 import subprocess
 import sys
@@ -15,10 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from helpers.data import CORPUS_PATH, CORPUS_URL, CorpusDownloadError, CorpusError, ensure_corpus  # noqa: E402
+from helpers.data import CORPUS_PATH, CorpusDownloadError, CorpusError, corpus_url, ensure_corpus  # noqa: E402
 
-# Where the session-start check downloads the corpus from (a test points it at an address that cannot answer).
-CORPUS_URL_ENV = "COURSE_CORPUS_URL"
 # Exit status of a session stopped because the corpus is missing (pytest's own "usage error").
 NO_CORPUS_EXIT = pytest.ExitCode.USAGE_ERROR
 
@@ -37,7 +34,7 @@ def pytest_cmdline_main(config):
     """Stop before anything runs, with one message, when the corpus is neither here nor downloadable (offline)."""
     if config.option.help or config.option.version:
         return None
-    problem = corpus_problem(CORPUS_PATH, os.environ.get(CORPUS_URL_ENV, CORPUS_URL))
+    problem = corpus_problem(CORPUS_PATH, corpus_url())
     if problem:
         print(problem, file=sys.stderr)
         return NO_CORPUS_EXIT

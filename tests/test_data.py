@@ -162,6 +162,20 @@ def test_missing_corpus_offline_names_the_address_and_the_path(tmp_path):
     assert not target.exists()
 
 
+def test_a_mirror_named_in_course_corpus_url_is_where_the_notebooks_download_from(tmp_path, corpus_bytes, monkeypatch):
+    source = tmp_path / "mirror.txt"
+    source.write_bytes(corpus_bytes)
+    target = tmp_path / "data" / "tinyshakespeare.txt"
+    monkeypatch.setenv(data.CORPUS_URL_ENV, file_url(source))
+    assert load_text(target) == corpus_bytes.decode("utf-8")  # as a notebook asks: no address given
+    monkeypatch.setenv(data.CORPUS_URL_ENV, OFFLINE_URL)
+    with pytest.raises(CorpusError) as err:
+        load_text(tmp_path / "elsewhere" / "tinyshakespeare.txt")
+    assert OFFLINE_URL in str(err.value), "a mirror that does not answer is the address the message names"
+    monkeypatch.delenv(data.CORPUS_URL_ENV)
+    assert data.corpus_url() == data.CORPUS_URL
+
+
 def test_download_with_wrong_checksum_is_discarded(tmp_path, corpus_bytes):
     source = tmp_path / "served.txt"
     source.write_bytes(corpus_bytes[:-1] + b"?")

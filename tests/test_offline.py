@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS_URL_ENV, NO_CORPUS_EXIT, copy_of_the_course, corpus_problem, no_corpus_message
+from helpers.data import CORPUS_URL_ENV
+from tests.conftest import NO_CORPUS_EXIT, copy_of_the_course, corpus_problem, no_corpus_message
 
 # Nothing listens on the discard port of this machine, so a download from here fails at once, as offline.
 UNREACHABLE = "http://127.0.0.1:9/tinyshakespeare.txt"
