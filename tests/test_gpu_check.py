@@ -92,12 +92,14 @@ def test_only_the_wheels_pip_still_needs_are_installed():
     assert wheels_to_install({"install": []}) == []
 
 
-def test_gpu_check_target_never_builds_the_venv():
+@pytest.mark.parametrize("target, runs", [("gpu-check", "-m tools.gpu_check"), ("gpu-train", "-m helpers.scaled")])
+def test_the_gpu_targets_never_build_the_venv_and_install_what_the_machine_lacks(target, runs):
     plan = subprocess.run(
-        ["make", "-n", "gpu-check", "PYTHON=python3"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "-n", target, "PYTHON=python3"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert ".venv" not in plan and "requirements.txt" not in plan
-    assert "python3 -m tools.gpu_check --install-wheels .whl" in plan
+    assert "python3 -m tools.gpu_check --install-wheels .whl" in plan, "helpers/ needs matplotlib and ipywidgets"
+    assert f"python3 {runs}" in plan
 
 
 def test_a_signal_stops_the_whole_run_and_the_table_says_where(monkeypatch, capsys):
