@@ -120,17 +120,20 @@ bench: setup
 
 # No `setup` here: on a GPU machine .venv would bring a CPU torch. The machine's own Python and torch
 # are used; what they lack comes from .whl/ into .gpu-site/ (kept first on PYTHONPATH, kernels included).
+# GPU_NEEDS: what the target imports beyond torch; only when one is missing are the wheels installed.
 GPU_PREPARE = export PYTHONPATH="$(GPU_SITE)$${PYTHONPATH:+:$$PYTHONPATH}"; \
-	if ! $(GPU_PYTHON) -c "import nbclient, ipykernel, ipywidgets, matplotlib" 2>/dev/null; then \
+	if ! $(GPU_PYTHON) -c "import $(GPU_NEEDS)" 2>/dev/null; then \
 	  $(GPU_PYTHON) -m tools.gpu_check --install-wheels $(WHEELS) "$(GPU_SITE)" || exit $$?; \
 	fi
 
+gpu-check: GPU_NEEDS = nbclient, ipykernel, ipywidgets, matplotlib
 gpu-check:
 	@$(GPU_PREPARE); $(GPU_PYTHON) -m tools.gpu_check $(GPU_ARGS)
 
 # Notebook 11's Transformer at the large size (10.8 M weights, block 256): minutes on a GPU, hours on a CPU, so
-# never part of `make test` or CI. The machine's own Python and CUDA torch, as for gpu-check (helpers/ needs
-# matplotlib and ipywidgets too). GPU_TRAIN_ARGS: --steps N (5000), --allow-cpu (run without a GPU, very slowly).
+# never part of `make test` or CI. The machine's own Python and CUDA torch, as for gpu-check (importing helpers/
+# needs matplotlib and IPython too). GPU_TRAIN_ARGS: --steps N (5000), --allow-cpu (run without a GPU, very slowly).
+gpu-train: GPU_NEEDS = matplotlib, IPython, numpy
 gpu-train:
 	@$(GPU_PREPARE); $(GPU_PYTHON) -m helpers.scaled $(GPU_TRAIN_ARGS)
 

@@ -182,16 +182,16 @@ def claim_free_name(src: Path, path: Path) -> Path:
         return aside
 
 
-def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: float = 30) -> Path:
-    """Download the corpus from `url`, verify its SHA-256, and only then move it to `path`."""
-    path = Path(path)
+def download_corpus(path: Path = CORPUS_PATH, url: str | None = None, timeout: float = 30) -> Path:
+    """Download the corpus from `url` (by default corpus_url()), verify its SHA-256, and only then move it to `path`."""
+    path, url = Path(path), url or corpus_url()
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             payload = response.read(CORPUS_BYTES + 1)  # one byte more than the corpus is enough to reject it
     except (urllib.error.URLError, OSError, ValueError) as err:
         raise CorpusDownloadError(
             f"The corpus is not at {path} and could not be downloaded ({err}).\n"
-            f"Download it by hand from\n  {url}\nand save it as\n  {path}\n"
+            f"Download it by hand from\n  {url}\n{also_from(url)}and save it as\n  {path}\n"
             "(or run `make data` on a machine with internet), then run this cell again."
         ) from None
     digest = hashlib.sha256(payload).hexdigest()
@@ -210,6 +210,11 @@ def download_corpus(path: Path = CORPUS_PATH, url: str = CORPUS_URL, timeout: fl
         ) from None
     print(f"Downloaded and verified the corpus ({len(payload):,} bytes).")
     return path
+
+
+def also_from(url: str) -> str:
+    """For a download from a mirror that failed: a line naming the corpus's own address too."""
+    return "" if url == CORPUS_URL else f"(a mirror) or from its own address\n  {CORPUS_URL}\n"
 
 
 def write_atomically(path: Path, payload: bytes) -> None:

@@ -172,6 +172,7 @@ def test_a_mirror_named_in_course_corpus_url_is_where_the_notebooks_download_fro
     with pytest.raises(CorpusError) as err:
         load_text(tmp_path / "elsewhere" / "tinyshakespeare.txt")
     assert OFFLINE_URL in str(err.value), "a mirror that does not answer is the address the message names"
+    assert data.CORPUS_URL in str(err.value), "and the corpus's own address beside it"
     monkeypatch.delenv(data.CORPUS_URL_ENV)
     assert data.corpus_url() == data.CORPUS_URL
 

@@ -1299,6 +1299,8 @@ def test_a_result_never_filled_in_is_told_so(exercise):
     ("scaled_scores", lambda q, k: q @ k.mT / 128 ** 0.5,  # a head size no named mistake types in
      "the right ones times 0.18: you scaled by 1/√128 (0.0884), but this input's head size"),
     ("scaled_scores", lambda q, k: q @ k.mT * 0.35, "the right ones times 0.7: you scaled by 0.35, but"),
+    # far below any 1/n typed in: the number alone (1/n's n would run to 170 digits, and its square overflowed)
+    ("scaled_scores", lambda q, k: (q.double() @ k.double().mT) * 1e-170, "you scaled by 1e-170, but"),
 ])
 def test_scores_changed_by_a_mask_a_softmax_or_a_scale_are_told_which(name, fn, said):
     feedback = check(name, fn)

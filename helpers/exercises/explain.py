@@ -88,7 +88,9 @@ def scale_words(n: int, root: bool, sizes: dict[str, int]) -> str:
 
 def scale_name(value: float) -> str:
     """A scale as a learner may have written it, 1/n or 1/√n for a whole n from 2 on: "1/10 (0.1)", "1/√128
-    (0.0884)", or else the number alone, "0.35"."""
+    (0.0884)", or else the number alone, "0.35" (and for a scale below 1e-6, which no one types as 1/n)."""
+    if not 1e-6 <= value < 1:
+        return f"{value:.3g}"
     if (n := round(1 / value)) >= 2 and math.isclose(value, 1 / n, rel_tol=1e-5):
         return f"1/{n} ({value:.3g})"
     if (n := round(value**-2)) >= 2 and math.isclose(value, n**-0.5, rel_tol=1e-5):
