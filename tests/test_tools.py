@@ -226,9 +226,23 @@ def test_this_machine_names_the_day_the_cores_the_threads_and_the_gpu(monkeypatc
         monkeypatch.setenv("OMP_NUM_THREADS", threads)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: gpu)
+    monkeypatch.setattr(readme, "cpu_name", lambda: "AMD EPYC")
     day, cores, rest = readme.this_machine(date(2026, 12, 1)).split(", ", 2)
     assert day == "1 Dec 2026" and rest == says
-    assert re.fullmatch(r"[1-9]\d* CPU cores", cores)
+    assert re.fullmatch(r"[1-9]\d* CPU cores \(AMD EPYC\)", cores)
+
+
+@pytest.mark.parametrize("model, name", [
+    ("Intel(R) Xeon(R) Platinum 8488C", "Intel Xeon Platinum 8488C"),
+    ("Intel(R) Xeon(R) CPU @ 2.20GHz", "Intel Xeon"),
+    ("AMD EPYC 7B13 64-Core Processor", "AMD EPYC 7B13"),
+    (None, ""),  # a system that does not tell: the table names the cores only
+])
+def test_the_timing_table_names_the_cpu_as_linux_does_trimmed(monkeypatch, model, name):
+    cpuinfo = "processor\t: 0\n" + (f"model name\t: {model}\n" if model else "")
+    assert readme.cpu_name(cpuinfo) == name
+    monkeypatch.setattr(readme, "cpu_name", lambda: name)
+    assert (f" CPU cores ({name}), " if name else " CPU cores, ") in readme.this_machine()
 
 
 @pytest.mark.parametrize("course, missing", [

@@ -83,9 +83,26 @@ def this_machine(today: date | None = None) -> str:
 
     today = today or date.today()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpu = f" ({name})" if (name := cpu_name()) else ""
     threads = os.environ.get("OMP_NUM_THREADS", "1")
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
-    return f"{today.day} {today:%b %Y}, {cores} CPU cores, {threads} thread{'s' * (threads != '1')} a kernel, {gpu}"
+    return (f"{today.day} {today:%b %Y}, {cores} CPU cores{cpu}, {threads} thread{'s' * (threads != '1')} a kernel, "
+            f"{gpu}")
+
+
+def cpu_name(cpuinfo: str | None = None) -> str:
+    """The CPU's model as Linux names it, trimmed ("AMD EPYC", "Intel Xeon Platinum 8488C"); "" where it is not told
+    (other systems). Machines of the same size differ: the CPU decides the timings, and the rounding."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+    found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.MULTILINE)
+    if not found:
+        return ""
+    name = re.sub(r"\((R|TM)\)|\bCPU\b|@.*|\d+-Core Processor", " ", found.group(1))
+    return " ".join(name.split())
 
 
 def block(marker: str) -> re.Pattern:
