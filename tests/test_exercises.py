@@ -402,6 +402,14 @@ def test_a_result_kept_under_one_default_dtype_is_not_used_under_another(monkeyp
     assert in_float64.mistake == check("block_forward", block_forward).mistake == "default_layer_norms"
 
 
+def test_the_checker_runs_on_a_pytorch_without_get_default_device(monkeypatch):
+    # torch.get_default_device came in PyTorch 2.3; older versions ran the course (README, Supported versions)
+    monkeypatch.delattr(torch, "get_default_device")
+    monkeypatch.setattr(core, "KEPT", {})
+    assert core.default_device() == torch.device("cpu")
+    assert check("multi_head", solution(EXERCISES["multi_head"])).passed
+
+
 def test_the_results_kept_between_checks_stay_few_and_change_no_verdict(monkeypatch):
     right = solution(EXERCISES["multi_head"])
     answers = [right, lambda *args: right(*args) * 2, lambda *args: right(*args)[..., :-1]]  # right, doubled, cut

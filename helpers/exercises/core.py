@@ -1402,6 +1402,13 @@ def fmt_apart(value, other) -> tuple[str, str]:
 
 
 # ---- Small pieces --------------------------------------------------------------------------------
+def default_device() -> torch.device:
+    """The device new tensors go to: torch.get_default_device() from PyTorch 2.3 on, and before it (older versions ran
+    the course: README, Supported versions) that of a new empty tensor, which torch.set_default_device also moves."""
+    getter = getattr(torch, "get_default_device", None)
+    return getter() if getter is not None else torch.empty(0).device
+
+
 KEPT = {}  # (id of a reference or mistake, id of a case, default dtype and device): (it, the case, its result)
 KEPT_AT_MOST = 4096  # all ten exercises need about 600; a module reloaded again and again must not fill memory
 
@@ -1412,7 +1419,7 @@ def on_case(exercise: Exercise, fn, inputs: tuple):
     and `fn` to give the same for the same inputs (see Exercise), under the same default dtype and device, which a
     learner's cell may change (torch.set_default_dtype) and are part of the key. The key's objects are kept with the
     result, so their ids cannot be reused."""
-    key = (id(fn), id(inputs), torch.get_default_dtype(), torch.get_default_device())
+    key = (id(fn), id(inputs), torch.get_default_dtype(), default_device())
     if key not in KEPT:
         got = attempt(fn, *fresh(inputs))
         if isinstance(got, BaseException):
