@@ -76,6 +76,23 @@ def check_learning_rate(lr) -> None:
         )
 
 
+def adamw(params: list, lr: float, fused: bool) -> torch.optim.AdamW:
+    """AdamW for `params`: its fused form if asked for and this PyTorch has one for their device, else foreach.
+
+    foreach: each update step handles all the weights in a few calls, not a few calls per weight: the same numbers
+    as the default (tests/test_training.py), sooner on a CPU; on a GPU PyTorch already does it this way. The fused
+    form runs on a CPU from PyTorch 2.4 on: before, it is refused there, and foreach is used with a printed note.
+    """
+    if not fused:
+        return torch.optim.AdamW(params, lr=lr, foreach=True)
+    try:
+        return torch.optim.AdamW(params, lr=lr, fused=True)
+    except RuntimeError:  # "`fused=True` requires all the params to be … Tensors of supported devices"
+        print(f"PyTorch {torch.__version__} has no fused AdamW for {params[0].device.type}: training with foreach "
+              "AdamW, the same update rounded a little differently, so the last digits may differ from the text.")
+        return torch.optim.AdamW(params, lr=lr, foreach=True)
+
+
 def train(
     model,
     train_data,
@@ -101,10 +118,10 @@ def train(
     `lr_min` over the steps along half a cosine (PyTorch's CosineAnnealingLR). Returns the history: one
     {'step', 'train', 'val'} dict per evaluation; with `eval_interval=None` there is none, and no loss is
     estimated or printed. `fused=True` asks AdamW for its fused form: one routine updates all of a weight's
-    numbers in one pass, sooner on a CPU, rounding a little differently from the default. Pass a list as
-    `batch_losses` to have each step's training-batch loss appended to it (a float per step), and a function as
-    `after_step` to have it called with the optimiser after each update, its gradients still in place (notebook 07
-    reads AdamW's averages this way).
+    numbers in one pass, sooner on a CPU, rounding a little differently from the default (see `adamw` for a PyTorch
+    without it). Pass a list as `batch_losses` to have each step's training-batch loss appended to it (a float per
+    step), and a function as `after_step` to have it called with the optimiser after each update, its gradients
+    still in place (notebook 07 reads AdamW's averages this way).
     """
     check_positive_int("steps", steps, "how many optimisation steps to take")
     check_learning_rate(lr)
@@ -112,9 +129,7 @@ def train(
         check_positive_int("eval_interval", eval_interval, "how many steps between two loss reports, e.g. 300")
     check_positive_int("eval_iters", eval_iters, "how many batches to average the loss over, e.g. 200")
     device = model_device(model)
-    # foreach (unless fused): each update step handles all the weights in a few calls, not a few calls per weight:
-    # the same numbers (tests/test_training.py), sooner on a CPU. On a GPU PyTorch already does it this way.
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, **({"fused": True} if fused else {"foreach": True}))
+    optimizer = adamw(list(model.parameters()), lr, fused)
     schedule = None if lr_min is None else torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, steps, lr_min)
     history = []
     for step in range(steps + 1):

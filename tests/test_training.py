@@ -244,3 +244,26 @@ def test_fused_adamw_trains_to_nearly_the_same_weights_as_the_default():
     default, fused = trained(), trained(fused=True)
     torch.testing.assert_close(fused, default, atol=1e-4, rtol=0)
     assert not torch.equal(fused, default), "fused=True must reach AdamW: it rounds differently from the default"
+
+
+def test_a_pytorch_without_a_fused_adamw_for_the_device_trains_with_foreach_and_says_so(monkeypatch, capsys):
+    # Before PyTorch 2.4 AdamW refused fused=True on a CPU (notebooks 10 and 11 ask for it): train on, with foreach.
+    real, asked = torch.optim.AdamW, []
+
+    def adamw_before_2_4(params, lr, **options):
+        asked.append(options)
+        if options.get("fused"):
+            raise RuntimeError("`fused=True` requires all the params to be floating point Tensors of supported "
+                               "devices: ['cuda', 'xpu', 'privateuseone'].")
+        return real(params, lr=lr, **options)
+
+    monkeypatch.setattr(torch.optim, "AdamW", adamw_before_2_4)
+    torch.manual_seed(0)
+    model = OneHeadModel(n_embd=16, block_size=8, head_size=16)
+    before = [p.detach().clone() for p in model.parameters()]
+    train(model, torch.randint(0, 65, (500,)), torch.randint(0, 65, (100,)), steps=3, lr=1e-2, batch_size=8,
+          eval_interval=None, fused=True)
+    assert asked == [{"fused": True}, {"foreach": True}], "asked for fused, then foreach"
+    assert not any(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True)), "it trained"
+    said = capsys.readouterr().out
+    assert "no fused AdamW for cpu" in said and "foreach" in said, said
