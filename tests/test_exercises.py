@@ -1331,6 +1331,13 @@ def test_a_slice_given_a_last_dimension_is_not_only_told_it_has_c_rows():
     assert feedback.mistake == "T_from_the_last_dimension" and "unsqueeze(-1)" in feedback.message, feedback.message
 
 
+def test_a_slice_summed_along_its_rows_is_told_the_sum_too():
+    # pos_table[:T].sum(-1) is (T,): it clashes with tok_emb as the transposed slice (C, T) does, so the hint for
+    # that clash must name the sum as well as .T
+    feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].sum(-1))
+    assert feedback.mistake == "transposed_the_table" and ".sum(-1)" in feedback.message, feedback.message
+
+
 def test_positions_given_one_row_of_the_table_are_told_to_slice():
     feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[tok_emb.shape[1]])
     assert feedback.passed is False and feedback.mistake == "one_row", feedback.message

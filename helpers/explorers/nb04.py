@@ -152,8 +152,8 @@ EXERCISES = (
                 lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].T,
                 "your slice of the table ends in T numbers, where tok_emb's vectors have C: the positions are the "
                 "table's rows, so take its first T rows, pos_table[:T], which is already (T, C), lined up with the "
-                "last two dimensions of tok_emb, (B, T, C), and add it as it is (no .T, and not its columns, "
-                "pos_table[:, :T]).",
+                "last two dimensions of tok_emb, (B, T, C), and add it as it is (no .T, no .sum(-1) or .mean(-1), and "
+                "not its columns, pos_table[:, :T]).",
             ),
             Mistake(
                 "no_positions",
