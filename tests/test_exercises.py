@@ -463,6 +463,15 @@ def test_the_exact_zero_rule_prints_the_tiny_weight_itself():
     assert "every weight that must be exactly 0 is 5e-05, one number in every such place" in feedback.message
 
 
+def test_a_small_number_added_to_tril_is_told_to_keep_its_zeros_not_only_to_start_from_it():
+    def tril_plus_epsilon(T):  # a learner who did start from tril, then added a tiny number "to be safe"
+        tril = torch.tril(torch.ones(T, T)) + 1e-9
+        return tril / tril.sum(1, keepdim=True)
+
+    feedback = check("causal_average_weights", tril_plus_epsilon)
+    assert feedback.mistake == "not_exactly_zero" and "add no small number" in feedback.message, feedback.message
+
+
 @pytest.mark.parametrize("name, fn", [
     ("masked_softmax_weights", lambda s: F.softmax(s.masked_fill(torch.ones_like(s).triu(1) > 0, float("-inf")),
                                                    dim=-1).clamp(min=1e-9)),
