@@ -2068,6 +2068,22 @@ def test_weights_from_scaled_scores_are_told_the_scale():
         feedback.message)
 
 
+@pytest.mark.parametrize("scale, said", [
+    (lambda T: 16**-0.5, "times 1/4 (0.25) whatever the input"),  # head_size = 16 from a later notebook's cell
+    (lambda T: 1 / 2, "times 1/2 (0.5) whatever the input"),  # halved "for stability"
+    (lambda T: (T - 1) ** -0.5, "times 1/√4 (4 is T − 1 here)"),  # a scale that follows the input's size
+])
+def test_weights_from_scores_scaled_by_a_number_typed_in_are_not_told_it_is_a_size(scale, said):
+    # on the first case (T = 5) 1/4 and 1/2 are also 1/(T − 1) and 1/√(T − 1): a scale the same for every input is
+    # a number typed in, not a size of the input
+    def masked_softmax_weights(scores):
+        T = scores.shape[-1]
+        return F.softmax((scores * scale(T)).masked_fill(future_mask(T), float("-inf")), dim=-1)
+
+    feedback = check("masked_softmax_weights", masked_softmax_weights)
+    assert feedback.passed is False and said in feedback.message, feedback.message
+
+
 def test_an_attention_mask_that_only_nudges_the_scores_is_told_the_future_gets_in():
     def attend(x, w_q, w_k, w_v):  # a float mask is added to the scores: the future keeps weight
         T = x.shape[-2]

@@ -7,7 +7,14 @@ import torch.nn.functional as F
 from ..attention import future_mask
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
-from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights, typed_scale
+from ..exercises.explain import (
+    FORGOT_MASK_CALL,
+    PLUS_INFINITY,
+    TYPED_HEAD_SIZES,
+    explain_weights,
+    scale_name,
+    typed_scale,
+)
 from ..plots import ANNOTATE_UP_TO, show_wei, symmetric_bound
 from .core import check_position, explorer, fmt_number, fmt_row, link_range, new_figure, parse_numbers, report, show
 
@@ -345,6 +352,14 @@ EXERCISES = (
                 "the future shares that row's weight equally with the past. This exercise asks for the mask that "
                 "gives exactly 0 whatever the scores: fill the future with float('-inf').",
             ),
+            *(Mistake(  # the same scale for every input: scores / 2, or head_size ** -0.5 from a later notebook's cell
+                "typed_scale",
+                lambda scores, n=n: masked_softmax(scores * n**-0.5),
+                f"your weights are the softmax of the scores times {scale_name(n**-0.5)} whatever the input (a number "
+                "typed in, or a head_size from another cell): this step takes the scores as they are (scaling them "
+                "comes in notebook 07).",
+                every_case=True,
+            ) for n in (4, *TYPED_HEAD_SIZES)),
         ),
     ),
 )
