@@ -469,7 +469,7 @@ def test_a_small_number_added_to_tril_is_told_to_keep_its_zeros_not_only_to_star
         return tril / tril.sum(1, keepdim=True)
 
     feedback = check("causal_average_weights", tril_plus_epsilon)
-    assert feedback.mistake == "not_exactly_zero" and "add no small number" in feedback.message, feedback.message
+    assert feedback.mistake == "not_exactly_zero" and "no small number added" in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize("name, fn", [

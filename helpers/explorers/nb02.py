@@ -110,8 +110,9 @@ EXERCISES = (
         cases=((4,), (7,), (10,)),  # 10: past block_size 8, so an (8, 8) tril cut to [:T, :T] shows
         exact_zeros=ExactZeros(
             future_mask,  # True above the diagonal: the weights that must be exactly 0
-            fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, keep them (add no small number to "
-                "the matrix), and divide each row by its sum.",
+            fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, and divide each row by its sum, "
+                "with nothing that makes them tiny instead (no small number added, no finite mask such as −20 before "
+                "a softmax).",
         ),
         explain=explain_averaging_weights,
         mistakes=(
