@@ -5,6 +5,7 @@ chunks of its own `block_size`.
 """
 
 import contextlib
+import functools
 import math
 import numbers
 
@@ -88,9 +89,15 @@ def adamw(params: list, lr: float, fused: bool) -> torch.optim.AdamW:
     try:
         return torch.optim.AdamW(params, lr=lr, fused=True)
     except RuntimeError:  # "`fused=True` requires all the params to be … Tensors of supported devices"
-        print(f"PyTorch {torch.__version__} has no fused AdamW for {params[0].device.type}: training with foreach "
-              "AdamW, the same update rounded a little differently, so the last digits may differ from the text.")
+        say_no_fused_adamw(params[0].device.type)
         return torch.optim.AdamW(params, lr=lr, foreach=True)
+
+
+@functools.cache  # once per device type: notebooks 10 and 11 train several models
+def say_no_fused_adamw(device_type: str) -> None:
+    """Print that this PyTorch has no fused AdamW for `device_type`, so `adamw` uses foreach."""
+    print(f"PyTorch {torch.__version__} has no fused AdamW for {device_type}: training with foreach AdamW, the same "
+          "update rounded a little differently, so the last digits may differ from the text's.")
 
 
 def train(
