@@ -2071,6 +2071,8 @@ def test_weights_from_scaled_scores_are_told_the_scale():
 @pytest.mark.parametrize("scale, said", [
     (lambda T: 16**-0.5, "times 1/4 (0.25) whatever the input"),  # head_size = 16 from a later notebook's cell
     (lambda T: 1 / 2, "times 1/2 (0.5) whatever the input"),  # halved "for stability"
+    (lambda T: 0.2, "times 1/5 (0.2) whatever the input"),  # on the first case 1/T
+    (lambda T: 5**-0.5, "times 1/√5 (0.447) whatever the input"),  # on the first case 1/√T
     (lambda T: (T - 1) ** -0.5, "times 1/√4 (4 is T − 1 here)"),  # a scale that follows the input's size
 ])
 def test_weights_from_scores_scaled_by_a_number_typed_in_are_not_told_it_is_a_size(scale, said):

@@ -236,6 +236,11 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
     return explain_weights(got, expected, inputs, atol)
 
 
+# The scales a learner may type in here, once each: 1/2 to 1/10, 1/√2 to 1/√10, and 1/√ of later notebooks' head sizes
+TYPED_NUMBERS = dict.fromkeys([1 / n for n in range(2, 11)]
+                              + [n**-0.5 for n in (2, 3, 5, 6, 7, 8, 10, *TYPED_HEAD_SIZES)])
+
+
 EXERCISES = (
     Exercise(
         name="masked_softmax_weights",
@@ -352,14 +357,14 @@ EXERCISES = (
                 "the future shares that row's weight equally with the past. This exercise asks for the mask that "
                 "gives exactly 0 whatever the scores: fill the future with float('-inf').",
             ),
-            *(Mistake(  # the same scale for every input: scores / 2, or head_size ** -0.5 from a later notebook's cell
+            *(Mistake(  # the same scale for every input: scores / 2, or head_size ** -0.5 from a later notebook
                 "typed_scale",
-                lambda scores, n=n: masked_softmax(scores * n**-0.5),
-                f"your weights are the softmax of the scores times {scale_name(n**-0.5)} whatever the input (a number "
-                "typed in, or a head_size from another cell): this step takes the scores as they are (scaling them "
-                "comes in notebook 07).",
+                lambda scores, scale=scale: masked_softmax(scores * scale),
+                f"your weights are the softmax of the scores times {scale_name(scale)} whatever the input (a number "
+                "typed in, such as scores / 2, or a head size copied from a later notebook, such as 16 ** -0.5): this "
+                "step takes the scores as they are (scaling them comes in notebook 07).",
                 every_case=True,
-            ) for n in (4, *TYPED_HEAD_SIZES)),
+            ) for scale in TYPED_NUMBERS),
         ),
     ),
 )
