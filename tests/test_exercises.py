@@ -469,7 +469,15 @@ def test_a_small_number_added_to_tril_is_told_to_keep_its_zeros_not_only_to_star
         return tril / tril.sum(1, keepdim=True)
 
     feedback = check("causal_average_weights", tril_plus_epsilon)
-    assert feedback.mistake == "not_exactly_zero" and "no small number added" in feedback.message, feedback.message
+    assert feedback.mistake == "not_exactly_zero" and "add nothing to the zeros" in feedback.message, feedback.message
+
+
+def test_averaging_weights_from_a_softmax_with_a_finite_mask_are_told_to_mask_with_minus_infinity():
+    def softmax_of_zeros(T):  # a softmax, ahead of notebook 03, its future masked with −20: e^−20 is 2.1e-09
+        return F.softmax(torch.zeros(T, T).masked_fill(torch.ones(T, T).triu(1).bool(), -20.0), dim=-1)
+
+    feedback = check("causal_average_weights", softmax_of_zeros)
+    assert feedback.mistake == "not_exactly_zero" and "mask with float('-inf')" in feedback.message, feedback.message
 
 
 @pytest.mark.parametrize("name, fn", [
@@ -1340,11 +1348,16 @@ def test_a_slice_given_a_last_dimension_is_not_only_told_it_has_c_rows():
     assert feedback.mistake == "T_from_the_last_dimension" and "unsqueeze(-1)" in feedback.message, feedback.message
 
 
-def test_a_slice_summed_along_its_rows_is_told_the_sum_too():
-    # pos_table[:T].sum(-1) is (T,): it clashes with tok_emb as the transposed slice (C, T) does, so the hint for
-    # that clash must name the sum as well as .T
-    feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].sum(-1))
-    assert feedback.mistake == "transposed_the_table" and ".sum(-1)" in feedback.message, feedback.message
+@pytest.mark.parametrize("added, said", [
+    (lambda table: table.T, "no .T"),
+    (lambda table: table.sum(-1), "no sum, mean or maximum over its last dimension"),
+    (lambda table: table.max(-1).values, "no sum, mean or maximum over its last dimension"),
+    (lambda table: table[:, 0], "not one column (pos_table[:T, 0])"),
+])
+def test_whatever_ends_in_t_numbers_is_told_its_own_cause(added, said):
+    # a (C, T) slice, a sum over each row and one column all clash with tok_emb's C the same way: one hint names each
+    feedback = check("add_positions", lambda tok_emb, pos_table: tok_emb + added(pos_table[: tok_emb.shape[1]]))
+    assert feedback.mistake == "ends_in_T" and said in feedback.message, feedback.message
 
 
 def test_positions_given_one_row_of_the_table_are_told_to_slice():

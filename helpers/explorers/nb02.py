@@ -110,9 +110,9 @@ EXERCISES = (
         cases=((4,), (7,), (10,)),  # 10: past block_size 8, so an (8, 8) tril cut to [:T, :T] shows
         exact_zeros=ExactZeros(
             future_mask,  # True above the diagonal: the weights that must be exactly 0
-            fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, and divide each row by its sum, "
-                "with nothing that makes them tiny instead (no small number added, no finite mask such as −20 before "
-                "a softmax).",
+            fix="start from torch.tril(torch.ones(T, T)), whose zeros are exact, divide each row by its sum, and "
+                "add nothing to the zeros; with a softmax, mask with float('-inf'), not a finite number such as −20, "
+                "whose e^x is tiny but not 0.",
         ),
         explain=explain_averaging_weights,
         mistakes=(

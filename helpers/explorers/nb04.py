@@ -148,12 +148,12 @@ EXERCISES = (
                 "add it as it is; unsqueeze(1) makes it (T, 1, C), which does not.",
             ),
             Mistake(
-                "transposed_the_table",
+                "ends_in_T",  # (C, T) from .T, or (T,): a sum or a column; every such clash raises the same error
                 lambda tok_emb, pos_table: tok_emb + pos_table[: tok_emb.shape[1]].T,
-                "your slice of the table ends in T numbers, where tok_emb's vectors have C: the positions are the "
-                "table's rows, so take its first T rows, pos_table[:T], which is already (T, C), lined up with the "
-                "last two dimensions of tok_emb, (B, T, C), and add it as it is (no .T, no .sum(-1) or .mean(-1), and "
-                "not its columns, pos_table[:, :T]).",
+                "what you added ends in T numbers, where tok_emb's vectors have C: the positions are the table's "
+                "rows, so take its first T rows, pos_table[:T], which is already (T, C), lined up with the last two "
+                "dimensions of tok_emb, (B, T, C), and add it as it is: no .T, no sum, mean or maximum over its last "
+                "dimension, not one column (pos_table[:T, 0]), and not its columns (pos_table[:, :T]).",
             ),
             Mistake(
                 "no_positions",
