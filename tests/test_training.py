@@ -232,6 +232,16 @@ def test_train_and_measure_hands_the_batch_losses_on():
     assert len(kept) == 3 and all(value > 0 for value in kept) and loss > 0 and not model.training
 
 
+def fused_adamw_on_the_cpu() -> bool:
+    """Whether this PyTorch has AdamW's fused form for the CPU (from 2.4 on)."""
+    try:
+        torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], fused=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not fused_adamw_on_the_cpu(), reason="this PyTorch has no fused AdamW for the CPU (before 2.4)")
 def test_fused_adamw_trains_to_nearly_the_same_weights_as_the_default():
     # fused=True is AdamW's one-routine form: the same update, rounded a little differently, so close but not equal.
     def trained(**options):
@@ -258,7 +268,7 @@ def test_a_pytorch_without_a_fused_adamw_for_the_device_trains_with_foreach_and_
         return real(params, lr=lr, **options)
 
     monkeypatch.setattr(torch.optim, "AdamW", adamw_before_2_4)
-    say_no_fused_adamw.cache_clear()
+    say_no_fused_adamw.cache_clear()  # again at the end: what this test said is not for the tests after it
     torch.manual_seed(0)
     model = OneHeadModel(n_embd=16, block_size=8, head_size=16)
     before = [p.detach().clone() for p in model.parameters()]
@@ -268,4 +278,16 @@ def test_a_pytorch_without_a_fused_adamw_for_the_device_trains_with_foreach_and_
     assert asked == [{"fused": True}, {"foreach": True}] * 2, "asked for fused, then foreach"
     assert not any(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True)), "it trained"
     said = capsys.readouterr().out
+    say_no_fused_adamw.cache_clear()
     assert said.count("no fused AdamW for cpu") == 1 and "foreach" in said, f"said once: {said}"
+
+
+def test_an_adamw_error_that_is_not_about_the_fused_form_is_not_taken_for_one(monkeypatch):
+    def adamw_with_another_error(params, lr, **options):
+        raise RuntimeError("some other trouble with these parameters")
+
+    monkeypatch.setattr(torch.optim, "AdamW", adamw_with_another_error)
+    model = OneHeadModel(n_embd=16, block_size=8, head_size=16)
+    with pytest.raises(RuntimeError, match="some other trouble"):
+        train(model, torch.randint(0, 65, (500,)), torch.randint(0, 65, (100,)), steps=1, lr=1e-2, batch_size=8,
+              eval_interval=None, fused=True)
