@@ -1859,8 +1859,12 @@ def test_a_head_size_whose_square_root_is_no_whole_number_is_among_scaled_scores
     (lambda x: x.shape[-1] ** 0.5, "you divided the scores by √C,"),
     (lambda x: (x.shape[-2] - 1) ** 0.5, "your scores are scaled by 1/√6 (6 is T − 1 here) before the softmax"),
     (lambda x: x.shape[-1], "your scores are scaled by 1/3 (3 is C here) before the softmax"),
-    (lambda x: 2, "your scores are scaled by 1/2 before the softmax"),
-], ids=["√T", "√C", "√(T-1)", "C", "2"])
+    # a number typed in is the same for every input, not a size it happens to equal on the first case (named
+    # typed_scale): 5 is head_size there and 3 is C
+    (lambda x: 2, "your scores are scaled by 1/2 (0.5) whatever the input (a number typed in"),
+    (lambda x: 5, "your scores are scaled by 1/5 (0.2) whatever the input"),
+    (lambda x: 3, "your scores are scaled by 1/3 (0.333) whatever the input"),
+], ids=["√T", "√C", "√(T-1)", "C", "2", "5", "3"])
 def test_attend_scaled_by_a_size_is_told_that_size_and_never_another(divisor, words):
     def attend(x, w_q, w_k, w_v):  # scaled too early; the first case's sizes all differ (T = 7, C = 3, head_size 5)
         T = x.shape[-2]

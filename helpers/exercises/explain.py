@@ -185,6 +185,23 @@ def explain_scores(got: torch.Tensor, expected: torch.Tensor, inputs: tuple, ato
 TYPED_HEAD_SIZES = (8, 16, 32, 64, 256, 1024)
 
 
+# The numbers a learner may type in as a scale, once each: 1/2 to 1/10, 1/√2 to 1/√10 and 1/√ of the head sizes above
+TYPED_NUMBERS = tuple(dict.fromkeys([1 / n for n in range(2, 11)]
+                                    + [n**-0.5 for n in (2, 3, 5, 6, 7, 8, 10, *TYPED_HEAD_SIZES)]))
+
+
+def typed_number_slips(scaled, hint: str) -> tuple[Mistake, ...]:
+    """For an exercise that takes no scale (03's, 06's), the scores times each of TYPED_NUMBERS as a named mistake,
+    `typed_scale`, marked every_case: `scaled(inputs, scale)` is the exercise's result with that scale, and `hint`'s
+    {scale} becomes "1/4 (0.25) whatever the input (a number typed in, …)". (`typed_scale` in an explain sees one case
+    only, and would tell such a number as a size of that case it happens to equal: "1/4 (4 is T − 1 here)".)"""
+    typed_in = ("whatever the input (a number typed in, such as scores / 2, or a head size copied from a later "
+                "notebook, such as 16 ** -0.5)")
+    return tuple(Mistake("typed_scale", lambda *inputs, scale=scale: scaled(inputs, scale),
+                         hint.format(scale=f"{scale_name(scale)} {typed_in}"), every_case=True)
+                 for scale in TYPED_NUMBERS)
+
+
 def typed_scale_hint(n: int, where: str, checked: str) -> str:
     """The hint for scores scaled by 1/√n whatever the input's head size, read by `where` (k.shape[-1]), whose values
     in the checks are `checked` ("4, then 8")."""

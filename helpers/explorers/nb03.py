@@ -7,14 +7,7 @@ import torch.nn.functional as F
 from ..attention import future_mask
 from ..exercises import ExactZeros, Exercise, Mistake
 from ..exercises.core import close, first_index, fmt, fmt_apart, scaled_by, unwritten_rows
-from ..exercises.explain import (
-    FORGOT_MASK_CALL,
-    PLUS_INFINITY,
-    TYPED_HEAD_SIZES,
-    explain_weights,
-    scale_name,
-    typed_scale,
-)
+from ..exercises.explain import FORGOT_MASK_CALL, PLUS_INFINITY, explain_weights, typed_number_slips, typed_scale
 from ..plots import ANNOTATE_UP_TO, show_wei, symmetric_bound
 from .core import check_position, explorer, fmt_number, fmt_row, link_range, new_figure, parse_numbers, report, show
 
@@ -236,11 +229,6 @@ def explain_masked_weights(got: torch.Tensor, expected: torch.Tensor, inputs: tu
     return explain_weights(got, expected, inputs, atol)
 
 
-# The scales a learner may type in here, once each: 1/2 to 1/10, 1/√2 to 1/√10, and 1/√ of later notebooks' head sizes
-TYPED_NUMBERS = dict.fromkeys([1 / n for n in range(2, 11)]
-                              + [n**-0.5 for n in (2, 3, 5, 6, 7, 8, 10, *TYPED_HEAD_SIZES)])
-
-
 EXERCISES = (
     Exercise(
         name="masked_softmax_weights",
@@ -357,14 +345,11 @@ EXERCISES = (
                 "the future shares that row's weight equally with the past. This exercise asks for the mask that "
                 "gives exactly 0 whatever the scores: fill the future with float('-inf').",
             ),
-            *(Mistake(  # the same scale for every input: scores / 2, or head_size ** -0.5 from a later notebook
-                "typed_scale",
-                lambda scores, scale=scale: masked_softmax(scores * scale),
-                f"your weights are the softmax of the scores times {scale_name(scale)} whatever the input (a number "
-                "typed in, such as scores / 2, or a head size copied from a later notebook, such as 16 ** -0.5): this "
-                "step takes the scores as they are (scaling them comes in notebook 07).",
-                every_case=True,
-            ) for scale in TYPED_NUMBERS),
+            *typed_number_slips(  # the same scale for every input: scores / 2, or a later notebook's head_size
+                lambda inputs, scale: masked_softmax(inputs[0] * scale),
+                "your weights are the softmax of the scores times {scale}: this step takes the scores as they are "
+                "(scaling them comes in notebook 07).",
+            ),
         ),
     ),
 )

@@ -24,6 +24,7 @@ from ..exercises.explain import (
     T_MEETS_HEAD_SIZE,
     TRANSPOSED_WEIGHTS,
     slipped_weights,
+    typed_number_slips,
     typed_scale,
 )
 from ..plots import show_wei
@@ -287,6 +288,11 @@ EXERCISES = (
                 lambda x, w_q, w_k, w_v: _attend(x, w_q, w_k, w_v, scale=x.shape[-2] ** -0.5),
                 "you divided the scores by √T, the number of positions: scaling is the next notebook's step, and it "
                 "divides by √head_size, whatever the length. Here the scores go into the softmax as they are.",
+            ),
+            *typed_number_slips(
+                lambda inputs, scale: _attend(*inputs, scale=scale),
+                "your scores are scaled by {scale}: in this notebook they go into the softmax as they are (scaling "
+                "is the next notebook's step, by 1/√head_size).",
             ),
         ),
     ),
