@@ -99,7 +99,7 @@ def adamw(params: list, lr: float, fused: bool) -> torch.optim.AdamW:
 def say_no_fused_adamw(device_type: str) -> None:
     """Print that this PyTorch has no fused AdamW for `device_type`, so `adamw` uses foreach."""
     print(f"PyTorch {torch.__version__} has no fused AdamW for {device_type}: training with foreach AdamW, the same "
-          "update rounded differently, so a loss may end about 0.01 from the text's.")
+          "update rounded differently, so a loss may end up to about 0.01 from the text's.")
 
 
 def train(
