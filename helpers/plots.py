@@ -4,6 +4,7 @@ Importing this module applies COURSE_STYLE (matplotlib's text sizes) and, inside
 `figure_alt_metadata`, so every matplotlib Figure the course shows carries alt text (see below).
 """
 
+import functools
 import itertools
 import math
 from typing import NamedTuple
@@ -13,9 +14,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.patches import Arc, Circle, FancyArrowPatch, PathPatch
 from matplotlib.path import Path
+from matplotlib.textpath import text_to_path
 
 from .words import counted, listed
 
@@ -48,6 +51,7 @@ TEXT_PT = 12
 TITLE_PT = 13
 CELL_TEXT_PT = (8, 15)  # the numbers in cells grow with the cells; cells are sized so that they get TEXT_PT or more
 CELL_TEXT_SHARE = 0.37  # a number in a cell is at most this share of the cell's side: "−0.9" (2.4 em) fills 90 %
+CELL_TEXT_FILL = 0.9  # ... and a wider one ("−1.2e3", 3.7 em) shrinks to fill no more of the cell's width than that
 COURSE_STYLE = {
     "figure.dpi": 100,
     "font.size": TEXT_PT,  # ticks, axis labels and legends ("medium") follow it
@@ -293,12 +297,22 @@ def cell_value_text(v: float, is_weights: bool, whole: bool = False) -> str:
 
 
 def fit_cell_text(ax) -> None:
-    """Size the numbers written in the cells to the cells as laid out now (four characters fit one)."""
+    """Size the numbers written in the cells to the cells as laid out now: four characters fit one, and a wider
+    number ("−1.2e3") makes them all smaller, so that none runs into the next cell (down to CELL_TEXT_PT's least)."""
     T, S = ax.images[0].get_array().shape
     box = ax.get_position()
     width, height = ax.figure.get_size_inches()
     cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
-    plt.setp(ax.texts, fontsize=min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], CELL_TEXT_SHARE * cell_points)))
+    widest = max((width_in_ems(text) for text in {t.get_text() for t in ax.texts}), default=1)
+    size = min(CELL_TEXT_SHARE * cell_points, CELL_TEXT_FILL * cell_points / widest)
+    plt.setp(ax.texts, fontsize=min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], size)))
+
+
+@functools.cache
+def width_in_ems(text: str) -> float:
+    """How wide `text` is in the course's font, in ems (its width at 1 pt, in points)."""
+    width, _, _ = text_to_path.get_text_width_height_descent(text, FontProperties(size=100), ismath=False)
+    return width / 100
 
 
 def fit_numbers_to_cells(fig) -> None:

@@ -36,3 +36,12 @@ def figure_texts(fig) -> list[tuple[str, str, float]]:
     for legend in fig.legends:
         add("legends", [*legend.get_texts(), legend.get_title()])
     return found
+
+
+def numbers_wider_than_their_cells(fig) -> list[str]:
+    """The numbers written in the figure's heatmaps that are wider than a cell, as drawn."""
+    from helpers.plots import heatmap_axes
+
+    fig.draw_without_rendering()
+    return [text.get_text() for ax in heatmap_axes(fig) for text in ax.texts
+            if text.get_window_extent().width > ax.get_window_extent().width / ax.images[0].get_array().shape[1]]

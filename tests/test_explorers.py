@@ -25,8 +25,8 @@ from helpers.blocks import TransformerModel
 from helpers.data import encode
 from helpers.examples import similarity_weights
 from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11, notebook_modules
-from helpers.plots import MAX_STAGES_WIDTH, graph_edges
-from tests.figure_texts import figure_texts
+from helpers.plots import MAX_STAGES_WIDTH, cell_numbers, fit_numbers_to_cells, graph_edges
+from tests.figure_texts import figure_texts, numbers_wider_than_their_cells
 from tools.notebooks import NOTEBOOK_DIR, notebook_paths
 
 MODULES = notebook_modules()
@@ -86,6 +86,10 @@ def test_drawn_with_its_defaults_it_shows_one_labelled_figure_and_returns_a_dict
     assert plt.get_fignums() == []
     label = figure.get_label()
     assert label[0].isupper() and label.endswith(".") and len(label) > 30, label
+    sizes = [text.get_fontsize() for text in cell_numbers(figure)]
+    fit_numbers_to_cells(figure)
+    assert [text.get_fontsize() for text in cell_numbers(figure)] == sizes, "numbers sized before the figure's layout"
+    assert numbers_wider_than_their_cells(figure) == []
 
 
 @pytest.mark.parametrize("name, bad, words", BAD_INPUTS, ids=[f"{n}-{w}" for n, _, w in BAD_INPUTS])
@@ -279,6 +283,11 @@ def test_now_at_the_end_masks_nothing_and_does_not_claim_zeros(capsys):
     torch.testing.assert_close(weights, torch.softmax(torch.tensor([2.0, -1.0, 3.0, 5.0]), dim=-1))
     out = capsys.readouterr().out
     assert "nothing is masked: `now` is the last position" in out and "every future weight is exactly 0" not in out
+
+
+def test_scores_too_wide_for_their_cells_are_written_smaller(shown_figures):
+    nb03.explore_masked_softmax(", ".join(["-1234.5"] * nb03.MAX_SCORES), now=3)  # written −1.2e3
+    assert numbers_wider_than_their_cells(shown_figures[-1]) == []
 
 
 def test_huge_scores_are_shifted_instead_of_overflowing(capsys):

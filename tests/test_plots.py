@@ -14,6 +14,7 @@ from matplotlib.patches import Arc, Circle, FancyArrowPatch
 from matplotlib.path import Path
 
 from helpers.plots import (
+    CELL_TEXT_PT,
     MAX_STAGES_WIDTH,
     MIN_EDGE_WIDTH,
     TITLE_GAP_PX,
@@ -42,7 +43,7 @@ from helpers.plots import (
     to_matrix,
     two_lines,
 )
-from tests.figure_texts import figure_texts
+from tests.figure_texts import figure_texts, numbers_wider_than_their_cells
 
 
 def hatched_cells(ax) -> set:
@@ -336,13 +337,25 @@ def test_cell_numbers_sit_out_the_layout_passes_only_where_they_change_nothing()
     # Its axis names run into each other, so it is laid out several times; its numbers, inside their cells, sit out
     # every pass (measuring them is the slow part).
     small = show_wei_stages([(torch.rand(3, 3), "softmax")] * 2, labels="hou", axis_names="qk")
-    # "−3.4e38" is wider than its cell: these numbers stay in every layout.
-    wide = show_wei_stages([(torch.full((3, 3), -3.4e38), "raw")])
+    # "−3.4e38" is wider than a cell of 12 × 12 even at the numbers' least size: these numbers stay in every layout.
+    wide = show_wei_stages([(torch.full((12, 12), -3.4e38), "raw")])
     assert numbers_inside_cells(small) and not numbers_inside_cells(wide)
-    for fig in (small, wide):
+    for fig, n in ((small, 3), (wide, 12)):
         numbers = cell_numbers(fig)
-        assert len(numbers) == 9 * len(heatmap_axes(fig)) and all(text.get_visible() for text in numbers)
+        assert len(numbers) == n * n * len(heatmap_axes(fig)) and all(text.get_visible() for text in numbers)
     assert layout_moves_without_numbers(small) < 1e-4 < 1e-3 < layout_moves_without_numbers(wide)
+
+
+@pytest.mark.parametrize("value", [-1234.5, -999.4, -12.34])  # written −1.2e3, −999 and −12.3
+def test_a_number_wider_than_four_characters_makes_its_panels_numbers_smaller_to_fit_their_cells(value):
+    values = torch.full((4, 4), value)
+    values[0, 0] = -0.9  # the widest of the ordinary numbers
+    wide = show_wei_stages([(values, "raw"), (torch.eye(4), "softmax")], labels="abcd")
+    raw, weights = heatmap_axes(wide)
+    assert numbers_wider_than_their_cells(wide) == []
+    assert CELL_TEXT_PT[0] < raw.texts[0].get_fontsize() < 0.95 * weights.texts[0].get_fontsize()  # in its own panel
+    ordinary = show_wei_stages([(-values.sign() * 0.9, "raw"), (torch.eye(4), "softmax")], labels="abcd")
+    assert len({round(text.get_fontsize(), 6) for text in cell_numbers(ordinary)}) == 1
 
 
 def test_three_stage_panels_share_one_row_and_more_wrap():

@@ -21,6 +21,7 @@ import torch
 from matplotlib.figure import Figure
 
 from ..data import CHARS, QUOTE_AROUND, STOI, quote_around
+from ..plots import fit_numbers_to_cells
 from ..words import counted
 
 # Explorers compute in float32: a number beyond this is infinite there, and softmax of it is nan.
@@ -202,10 +203,12 @@ def new_figure(figsize, nrows: int = 1, ncols: int = 1, **subplots):
 
 
 def show(figure, description: str) -> None:
-    """Display `figure` (from new_figure) as the cell's picture, `description` (one sentence) as its label."""
+    """Display `figure` (from new_figure, laid out) as the cell's picture, `description` (one sentence) as its label.
+    The numbers in its heatmaps are sized to their cells as laid out (show_wei sized them before the layout)."""
     from IPython.display import display
     from matplotlib import pyplot
 
+    fit_numbers_to_cells(figure)
     # Load pyplot's backend, as drawing anything with pyplot would. In a kernel that is matplotlib-inline, and
     # loading it is what teaches IPython to show a Figure as a picture: before it, display(figure) in a notebook
     # that has not drawn yet gives only "<Figure size …>". (Private in matplotlib, there since 3.5; creates no figure.)

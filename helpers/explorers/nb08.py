@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..attention import causal_softmax
 from ..examples import demo_head
-from ..plots import draw_graph, fit_numbers_to_cells, graph_edges, kept_arrows, show_wei
+from ..plots import draw_graph, graph_edges, kept_arrows, show_wei
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
 
@@ -57,7 +57,6 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     show_wei(wei, labels=word, stage="weights", ax=left, causal=causal, axis_names="qk", title=f"wei — {kind}")
     draw_graph(wei, word, ax=right, title="the same weights as a graph", per_row=ARROWS_PER_POSITION)
     fig.tight_layout()
-    fit_numbers_to_cells(fig)  # the numbers in the cells, sized to the cells as laid out
     show(fig, f"Heatmap of the demo head's wei for {word!r} ({kind}) beside the same weights drawn as a graph of "
               "arrows from the position read to the position reading.")
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
