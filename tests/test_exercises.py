@@ -1270,6 +1270,29 @@ def test_the_heads_outputs_returned_as_a_list_are_told_to_concatenate_them_and_t
     assert feedback.message.endswith("the projection is missing: return proj(torch.cat(outs, dim=-1)).")
 
 
+def unscaled_heads(x, wq, wk, wv, proj):
+    """Notebook 10's heads, each without its scale, as a list."""
+    T = x.shape[-2]
+    return [torch.softmax((x @ q @ (x @ k).mT).masked_fill(torch.ones(T, T).triu(1) > 0, float("-inf")), -1) @ (x @ v)
+            for q, k, v in zip(wq, wk, wv, strict=True)]
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_heads_without_the_projection_and_with_another_slip_are_told_both(joined):
+    answer = (lambda *inputs: torch.cat(unscaled_heads(*inputs), dim=-1)) if joined else unscaled_heads
+    feedback = check("multi_head", answer)
+    assert feedback.passed is False and ("Joined, " in feedback.message) is not joined, feedback.message
+    assert ("the projection is missing (return proj(torch.cat(outs, dim=-1))), and projected, your heads are still "
+            "wrong: the heads' scores are not scaled") in feedback.message, feedback.message
+
+
+def test_heads_in_another_order_and_not_projected_are_told_both():
+    reversed_heads = heads_in_order(lambda n: reversed(range(n)))
+    feedback = check("multi_head", lambda x, wq, wk, wv, proj: reversed_heads(x, wq, wk, wv, lambda out: out))
+    assert "the projection is missing" in feedback.message and "in the order 3, 2, 1, 0" in feedback.message, (
+        feedback.message)
+
+
 def test_a_wrong_tensor_returned_beside_something_else_is_told_to_return_the_answer_alone():
     feedback = check("running_average", lambda x: (x.cumsum(0), "debug"))
     assert feedback.passed is False and "return your answer alone, one tensor" in feedback.message

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from ..attention import future_mask
 from ..exercises import Exercise, Mistake
 from ..exercises import explain as hints  # the hints and slipped weights several exercises share
-from ..exercises.core import as_float, close
+from ..exercises.core import as_float, close, match_mistake
 from ..words import counted
 from .core import seeded_randn
 
@@ -79,7 +79,26 @@ def _projection(wp: torch.Tensor, T: int, n_head: int):
 
 def _explain_heads(got, expected, inputs, atol) -> str | None:
     """Words for heads that are each right but side by side in another order, that all use one head's weights, or
-    whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or read elsewhere)."""
+    whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or read elsewhere); and
+    for heads joined without the projection that, projected, would still show one of these or a named mistake (the
+    scale left out, say: two slips, which no one mistake gives)."""
+    if words := _heads_words(got, inputs, atol):
+        return words
+    proj = inputs[-1]
+    if got.shape[-1] != expected.shape[-1]:  # not the heads side by side
+        return None
+    projected = as_float(proj(got.float()))  # proj works in float32
+    if close(projected, expected, atol):  # the projection alone: a named mistake
+        return None
+    named = match_mistake(EXERCISES[0], inputs, projected)
+    if words := named.message if named else _heads_words(projected, inputs, atol):
+        return (f"the projection is missing (return proj(torch.cat(outs, dim=-1))), and projected, your heads are "
+                f"still wrong: {words}")
+    return None
+
+
+def _heads_words(got, inputs, atol) -> str | None:
+    """_explain_heads's words for heads side by side in another order, one head's weights or a scale typed in."""
     x, wq, wk, wv, proj = inputs
     n_head = len(wq)
     B, T, C = x.shape
