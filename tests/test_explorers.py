@@ -241,6 +241,16 @@ def test_huge_weights_are_printed_in_powers_of_ten(capsys):
     assert "The weight at position 1 is -1.00e+20: negative" in capsys.readouterr().out
 
 
+def test_scores_adding_up_to_a_negative_number_are_told_their_order_is_turned_around(capsys):
+    shown = nb02.explore_divide_by_sum("-1, -2, -3")
+    assert shown["weights"].tolist() == pytest.approx([1 / 6, 2 / 6, 3 / 6])  # in 0–1, adding up to 1
+    assert shown["problems"] == ["The scores add up to a negative number, so their order is turned around: the lowest "
+                                 "score, -3.00, gets the largest weight, 0.50. A higher score should count for more."]
+    assert "✅" not in capsys.readouterr().out
+    assert nb02.explore_divide_by_sum("-1, -1")["problems"] == []  # equal scores, equal weights: nothing turned
+    assert len(nb02.explore_divide_by_sum("1, -2, -3")["problems"]) == 1  # [−0.25, 0.5, 0.75]: the negative weight
+
+
 def test_the_largest_scores_draw_without_overflow_warnings(shown_figures):
     import io
     import warnings

@@ -25,8 +25,8 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     """Divide a typed row of scores by its sum, say in words what went wrong, and draw both rows.
 
     Dividing by the sum is how scheme two turns the lower triangle into averages. It works for counts of 1, but
-    arbitrary scores break it in two ways: a negative score becomes a negative weight, and scores that add up to 0
-    leave nothing to divide by. Returns {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is
+    arbitrary scores break it: a negative score becomes a negative weight, scores that add up to 0 leave nothing to
+    divide by, and scores that add up to a negative number give the lowest one the largest weight. Returns {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is
     None when there is nothing to divide by), or None after reporting input that is not a row of numbers.
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
@@ -53,6 +53,11 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
         if (weights > 1).any():
             problems.append("Some weights are above 1: a position gets more than all of the blend, paid for by the "
                             "negative ones.")
+        if total < 0 and not problems and len(set(values)) > 1:  # weights in 0–1, but in the scores' reverse order
+            low = int(scores.argmin())
+            problems.append(f"The scores add up to a negative number, so their order is turned around: the lowest "
+                            f"score, {fmt_number(scores[low])}, gets the largest weight, {fmt_number(weights[low])}. "
+                            "A higher score should count for more.")
     if problems:
         print("\n".join(["", *(f"❌ {p}" for p in problems)]))
     else:
