@@ -26,8 +26,9 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
 
     Dividing by the sum is how scheme two turns the lower triangle into averages. It works for counts of 1, but
     arbitrary scores break it: a negative score becomes a negative weight, scores that add up to 0 leave nothing to
-    divide by, and scores that add up to a negative number give the lowest one the largest weight. Returns {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is
-    None when there is nothing to divide by), or None after reporting input that is not a row of numbers.
+    divide by, and scores that add up to a negative number give the lowest one the largest weight. Returns
+    {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is None when there is nothing to divide
+    by), or None after reporting input that is not a row of numbers.
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem:
