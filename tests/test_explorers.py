@@ -400,6 +400,18 @@ def test_scores_are_query_dot_key_and_depend_on_the_word():
     assert not torch.allclose(thou[1:, 1:], hou)
 
 
+def test_hou_under_random_matrices_gives_u_nearly_the_hand_set_weights_from_other_scores(shown_figures):
+    # notebook 05's explorer cell says so: scores far from 4.0, 0.5 and 2.5, weights close to 0.80, 0.02 and 0.18
+    shown = nb05.explore_word_scores("hou")
+    scores, weights = shown["raw"][2], shown["wei"][2]
+    hand_set = torch.tensor([4.0, 0.5, 2.5])
+    assert (scores - hand_set).abs().min() > 1
+    assert [round(w, 2) for w in weights.tolist()] == [0.80, 0.03, 0.17]
+    assert [round(w, 2) for w in torch.softmax(hand_set, 0).tolist()] == [0.80, 0.02, 0.18]
+    gaps = scores - scores[2], hand_set - hand_set[2]  # only the differences count: here they are alike
+    torch.testing.assert_close(gaps[0], gaps[1], atol=0.3, rtol=0)
+
+
 # --- 06: value -------------------------------------------------------------------------------------------------------
 
 
@@ -490,6 +502,11 @@ def test_decoder_weights_are_causal_and_the_graph_keeps_each_positions_strongest
     assert f"{T * (T + 1) // 2} non-zero weights" in out
     assert f"keeps each position's strongest: {drawn} arrows, loops included" in out
     assert shown["drawn"] == drawn < T * (T + 1) // 2
+
+
+def test_two_equal_weights_are_both_drawn_as_the_two_ts_of_the_example_are_without_the_mask():
+    # notebook 08's explorer cell says so: the demo head has no positions, so both t's weigh the same in every row
+    assert nb08.explore_mask(nb08.EXAMPLE, causal=False)["drawn"] > len(nb08.EXAMPLE) == 8
 
 
 def test_encoder_weights_see_every_position_and_agree_on_the_last_row(capsys):

@@ -61,7 +61,7 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     overflows, underflows = bool(torch.isinf(exps).any()), float(exps.sum()) < 0.005  # would print as 0.00
     if overflows or underflows:
         shifted = (masked - masked.max()).exp()
-        print("② exp:              overflows (a score above about 88 gives e^score > the largest float32);"
+        print("② exp:              overflows (a score above about 88.7 gives e^score > the largest float32);"
               if overflows else
               f"② exp:              {fmt_row(exps, tiny=True)}, too small for two decimals (every visible score is "
               "below about −5);")
