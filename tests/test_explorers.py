@@ -27,7 +27,7 @@ from helpers.examples import similarity_weights
 from helpers.explorers import explore, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb11, notebook_modules
 from helpers.plots import MAX_STAGES_WIDTH, cell_numbers, fit_numbers_to_cells, graph_edges
 from tests.figure_texts import figure_texts, numbers_wider_than_their_cells
-from tools.notebooks import NOTEBOOK_DIR, notebook_paths
+from tools.notebooks import NOTEBOOK_DIR, notebook_paths, strip_magics
 
 MODULES = notebook_modules()
 EXPLORE_FUNCTIONS = {  # "nb05.explore_word_scores" → the function, for every explore_* a notebook's module defines
@@ -101,6 +101,38 @@ def test_each_declared_bad_input_is_refused_in_one_sentence_with_no_figure(name,
 @pytest.mark.parametrize("typed", ["x" * 10_000, "1, " + "9" * 10_000])
 def test_a_10000_character_input_is_quoted_as_a_window(name, typed, refused):
     refused(DECLARED[name](typed), "")  # refused: one short sentence (the fixture checks its length), no picture
+
+
+def explorer_starts() -> list[tuple[str, str, str, object]]:
+    """(notebook key, explorer, parameter, the value its control starts at) for every control of every
+    explore(explore_…, …) call of the notebooks whose starting value is written out: Text(value="dogs"), value=2."""
+    found = []
+    for key, (_, code) in NOTEBOOK_CODE.items():
+        for node in ast.walk(ast.parse(strip_magics(code))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "explore" and node.args and isinstance(
+                    node.args[0], ast.Name):
+                for keyword in node.keywords:
+                    start = next((k.value for k in getattr(keyword.value, "keywords", ()) if k.arg == "value"), None)
+                    if isinstance(start, ast.Constant):
+                        found.append((key, node.args[0].id, keyword.arg, start.value))
+    return found
+
+
+EXPLORER_STARTS = explorer_starts()
+
+
+def test_the_notebooks_explorer_controls_are_found():
+    assert len(EXPLORER_STARTS) >= 12 and ("nb07", "explore_scaling", "scaled", True) in EXPLORER_STARTS
+
+
+@pytest.mark.parametrize("key, function, parameter, start", EXPLORER_STARTS,
+                         ids=[f"{key}.{function}-{parameter}" for key, function, parameter, _ in EXPLORER_STARTS])
+def test_each_explorer_starts_in_its_notebook_from_its_defaults(key, function, parameter, start):
+    default = inspect.signature(getattr(MODULES[key], function)).parameters[parameter].default
+    assert default == start, (
+        f"helpers/explorers/{key}.py: {function}'s default {parameter}={default!r}, but its notebook's control starts "
+        f"at {start!r}: an explorer's defaults are its example input, the one its notebook starts from."
+    )
 
 
 @pytest.mark.parametrize("name", sorted(DECLARED))
@@ -415,8 +447,8 @@ def test_hou_under_random_matrices_gives_u_nearly_the_hand_set_weights_from_othe
 # --- 06: value -------------------------------------------------------------------------------------------------------
 
 
-def test_the_default_is_the_hand_worked_hou_example(capsys):
-    shown = nb06.explore_value_weight()
+def test_the_hand_worked_hou_example_gives_the_lessons_numbers(capsys):
+    shown = nb06.explore_value_weight(nb06.HOU_VALUE_TEXT)
     torch.testing.assert_close(shown["wei"][2], torch.tensor([0.80, 0.02, 0.18]), atol=0.005, rtol=0)
     torch.testing.assert_close(shown["out"][2], torch.tensor([8.87, 1.13]), atol=0.005, rtol=0)
     assert "u: wei [0.80, 0.02, 0.18]" in capsys.readouterr().out
@@ -461,7 +493,7 @@ def test_out_is_the_course_stage_attend_qkv():
 
 def test_hou_over_five_letters_is_the_three_letter_example_and_you_differs():
     hou = nb06.explore_word("hou")
-    worked = nb06.explore_value_weight()
+    worked = nb06.explore_value_weight(nb06.HOU_VALUE_TEXT)
     torch.testing.assert_close(hou["wei"], worked["wei"])
     torch.testing.assert_close(hou["out"], worked["out"])
     assert not torch.allclose(nb06.explore_word("you")["wei"], hou["wei"])

@@ -32,6 +32,7 @@ from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_numbers, parse_word, report, seeded_randn, show
 
 HOU_VALUE_TEXT = "10, 0, 5, 0, 10, 5"  # the hou example's 2×3 value weight, row by row
+SWAPPED_VALUE_TEXT = "0, 10, 5, 10, 0, 5"  # ... with its two channels swapped: where notebook 06's explorer starts
 MAX_LETTERS = 8
 
 
@@ -83,7 +84,7 @@ def draw(word: str, wei: torch.Tensor, bars: dict[str, torch.Tensor]) -> None:
     ({"value_weight": "1, 2, x, 4, 5, 6"}, "not a number"),
     ({"value_weight": None}, "There are no numbers"),
 ])
-def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
+def explore_value_weight(value_weight: str = SWAPPED_VALUE_TEXT):
     """`hou` with a typed 2×3 value weight (six numbers, row by row): print and draw `wei` and `out`.
 
     Returns {'wei': (3, 3), 'v': (3, 2), 'out': (3, 2)} CPU tensors, or None after one sentence about bad input.
@@ -115,7 +116,7 @@ def explore_value_weight(value_weight: str = HOU_VALUE_TEXT):
     ({"word": "é"}, "'é'"),
     ({"word": 3}, "not text"),
 ])
-def explore_word(word: str = "you"):
+def explore_word(word: str = "thou"):
     """A word over h, o, u, y, t with the fixed weights: print and draw its `wei` and `out`.
 
     Returns {'wei': (T, T), 'v': (T, 2), 'out': (T, 2)} CPU tensors, or None after one sentence about bad input.

@@ -33,7 +33,7 @@ def scores(q: torch.Tensor, k: torch.Tensor, scaled: bool) -> torch.Tensor:
     ({"head_size": 10_000}, "4096 or less"),
     ({"scaled": "yes"}, "yes/no"),
 ])
-def explore_scaling(head_size: int = 256, scaled: bool = False):
+def explore_scaling(head_size: int = 1024, scaled: bool = True):
     """Random q, k of `head_size` for the characters of TEXT: print each row's largest weight, draw `wei`.
 
     Returns {'wei': (T, T), 'max_weight': (T,) each row's largest weight, 'mean_max_weight': float
