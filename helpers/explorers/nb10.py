@@ -84,9 +84,7 @@ def _explain_heads(got, expected, inputs, atol) -> str | None:
     scale left out, say: two slips, which no one mistake gives)."""
     if words := _heads_words(got, inputs, atol):
         return words
-    proj = inputs[-1]
-    if got.shape[-1] != expected.shape[-1]:  # not the heads side by side
-        return None
+    proj = inputs[-1]  # got has the answer's shape, (…, T, C): that of the heads side by side
     projected = as_float(proj(got.float()))  # proj works in float32
     if close(projected, expected, atol):  # the projection alone: a named mistake
         return None
