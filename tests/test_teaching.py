@@ -5,7 +5,8 @@ Each `## NN · …` section speaks of notebook NN, and within it:
 - the notebook prints `…`: the text is in notebook NN's stored outputs;
 - an *italic phrase* is a heading of notebook NN (a section to stop on or to skip), its own asterisks left out;
 - **Their turn.** `name`: notebook NN's exercise, and every `name` after "the checker names" is one of its mistakes;
-- every other figure (a number with a decimal point, or of three digits or more) is one notebook NN states or prints.
+- every other figure (a number with a decimal point, or of three digits or more) is one notebook NN states or prints;
+  the opening's, one that some notebook states or prints.
 A notebook without a section is not an error: the plan covers the notebooks it covers.
 """
 
@@ -72,6 +73,14 @@ def run_explorer(number: str, call: str) -> str:
 
 SECTIONS = guide_sections(GUIDE.read_text(encoding="utf-8"))
 EXPLORER_CLAIMS = [(n, call, text) for n, section in SECTIONS.items() for call, text in EXPLORER_CLAIM.findall(section)]
+
+
+def test_the_guides_opening_quotes_only_figures_a_notebook_states():
+    opening = GUIDE.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    stated = set().union(*(figures(printed(nb) + "\n".join(c.source for c in nb.cells))
+                           for nb in map(notebook, sorted({p.name[:2] for p in notebook_paths()}))))
+    invented = sorted(figures(opening) - stated)
+    assert not invented, f"docs/teaching.md's opening quotes {invented}, which no notebook states or prints"
 
 
 def test_the_guide_has_a_section_for_each_notebook_it_names_and_claims_to_check():
