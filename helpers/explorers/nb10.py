@@ -78,38 +78,45 @@ def _projection(wp: torch.Tensor, T: int, n_head: int):
 
 
 def _explain_heads(got, expected, inputs, atol) -> str | None:
-    """Words for heads that are each right but side by side in another order, that all use one head's weights, or
-    whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or read elsewhere); and
-    for heads joined without the projection that, projected, would still show one of these or a named mistake (the
+    """Words for heads whose scores are scaled by 1/√n or 1/n for an n other than the head size (a size typed in or
+    read elsewhere), or that are each right but side by side in another order, or all use one head's weights; and for
+    heads joined without the projection that, projected, would still show a named mistake or a misplaced head (the
     scale left out, say: two slips, which no one mistake gives)."""
-    if words := _heads_words(got, inputs, atol):
+    if words := _typed_scale_words(got, inputs, atol) or _misplaced_heads_words(got, inputs, atol):
         return words
     proj = inputs[-1]  # got has the answer's shape, (…, T, C): that of the heads side by side
     projected = as_float(proj(got.float()))  # proj works in float32
     if close(projected, expected, atol):  # the projection alone: a named mistake
         return None
     named = match_mistake(EXERCISES[0], inputs, projected)
-    if words := named.message if named else _heads_words(projected, inputs, atol):
+    if words := named.message if named else _misplaced_heads_words(projected, inputs, atol):
         return (f"the projection is missing (return proj(torch.cat(outs, dim=-1))), and projected, your heads are "
                 f"still wrong: {words}")
     return None
 
 
-def _heads_words(got, inputs, atol) -> str | None:
-    """_explain_heads's words for heads side by side in another order, one head's weights or a scale typed in."""
+def _typed_scale_words(got, inputs, atol) -> str | None:
+    """_explain_heads's words for scores scaled by 1/√n or 1/n, n a size other than the head's or a number typed in."""
     x, wq, wk, wv, proj = inputs
-    n_head = len(wq)
     B, T, C = x.shape
-    sizes = {"B": B, "T": T, "T − 1": T - 1, "C": C, "n_head": n_head}
+    sizes = {"B": B, "T": T, "T − 1": T - 1, "C": C, "n_head": len(wq)}
     if scale := hints.typed_scale(lambda scale: _right(x, wq, wk, wv, proj, scale=scale), got, atol, sizes):
         return (f"your scores are scaled by {scale}, but each head here is {wq.shape[-1]} wide, so the scale is "
                 f"{wq.shape[-1]} ** -0.5: check which size the scale reads (one head's width, head_size = "
                 "wq.shape[-1], not T, the batch, n_embd or a number typed in) and how it is computed (head_size ** "
                 "-0.5 as one power; (2 * head_size) ** -0.5 or an extra factor is another scale).")
+    return None
+
+
+def _misplaced_heads_words(got, inputs, atol) -> str | None:
+    """_explain_heads's words for heads each right but side by side in another order, or all with one head's weights."""
+    x, wq, wk, wv, proj = inputs
+    n_head = len(wq)
+    outs = [_right(x, wq, wk, wv, proj, heads=[h], project=False) for h in range(n_head)]  # each head once
     for heads in [*permutations(range(n_head)), *([h] * n_head for h in range(n_head))]:
         if list(heads) == list(range(n_head)):
             continue
-        same = _right(x, wq, wk, wv, proj, heads=heads)
+        same = proj(torch.cat([outs[h] for h in heads], dim=-1))  # _right(…, heads=heads), its heads computed once
         if got.shape == same.shape and close(got, as_float(same), atol):
             if len(set(heads)) == 1:
                 return (f"every head used head {heads[0]}'s weights: head h must use its own, wq[h], wk[h] and wv[h] "
