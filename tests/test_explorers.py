@@ -339,11 +339,22 @@ def test_huge_scores_are_shifted_instead_of_overflowing(capsys):
     assert torch.equal(nb03.explore_masked_softmax("3e38, -3e38", now=1)["weights"], torch.tensor([1.0, 0.0]))
 
 
-def test_scores_too_low_for_two_decimals_are_shown_shifted(capsys):
+def test_scores_too_low_for_float32_are_shown_shifted_and_told_why(capsys):
     weights = nb03.explore_masked_softmax("-198, -201, -197, -195", now=2)["weights"]
     torch.testing.assert_close(weights, torch.tensor([0.27, 0.01, 0.72, 0.0]), atol=0.005, rtol=0)
     out = capsys.readouterr().out
-    assert "too small for two decimals" in out and "exp(score − max): [0.37, 0.02, 1.00, 0.00]" in out
+    assert "each rounds to exactly 0 in float32" in out and "0 ÷ 0" in out  # not "too small for two decimals"
+    assert "exp(score − max): [0.37, 0.02, 1.00, 0.00]" in out
+    nb03.explore_masked_softmax("-6, -7", now=1)  # e^−6 and e^−7: not 0, but 0.00 with two decimals
+    assert "[2.48e-03, 9.12e-04], too small for two decimals" in capsys.readouterr().out
+
+
+def test_exps_whose_sum_overflows_are_shifted_too(capsys):
+    # each e^88.5 fits in float32, their sum does not: ÷ ∞ would give 0, not the weights printed below it
+    weights = nb03.explore_masked_softmax("88.5, 88.5", now=1)["weights"]
+    assert weights.tolist() == [0.5, 0.5]
+    out = capsys.readouterr().out
+    assert "whose sum overflows" in out and "③ sum:              2.00   (of the shifted exps)" in out
 
 
 def test_both_score_panels_share_one_colour_scale(shown_figures):

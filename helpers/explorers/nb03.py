@@ -1,6 +1,8 @@
 """Notebook 03's own helpers (softmax with the −∞ mask): an explorer for one row of scores and its weights, and two
 exercises, the masked softmax weights and standardising by row (LayerNorm by hand)."""
 
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -58,13 +60,19 @@ def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | N
     print(f"position {now} is now, the last one: there is no future" if last
           else f"position {now} is now; positions after it are the future")
     print(f"① mask the future:  {fmt_row(masked)}")
-    overflows, underflows = bool(torch.isinf(exps).any()), float(exps.sum()) < 0.005  # would print as 0.00
-    if overflows or underflows:
+    total = float(exps.sum())  # float32: ∞ once the exps add up past the largest float32, about 3.4e38
+    if math.isinf(total) or total < 0.005:  # would print as ∞ or 0.00: shift the scores first, as softmax does
         shifted = (masked - masked.max()).exp()
-        print("② exp:              overflows (a score above about 88.7 gives e^score > the largest float32);"
-              if overflows else
-              f"② exp:              {fmt_row(exps, tiny=True)}, too small for two decimals (every visible score is "
-              "below about −5);")
+        if torch.isinf(exps).any():
+            step = "overflows (a score above about 88.7 gives e^score > the largest float32);"
+        elif math.isinf(total):
+            step = f"{fmt_row(exps, tiny=True)}, whose sum overflows (past the largest float32, about 3.4e38);"
+        elif total == 0:
+            step = (f"{fmt_row(exps)}: each rounds to exactly 0 in float32 (every visible score is below about −104), "
+                    "so ÷ sum would be 0 ÷ 0;")
+        else:
+            step = f"{fmt_row(exps, tiny=True)}, too small for two decimals (every visible score is below about −5);"
+        print(f"② exp:              {step}")
         print(f"   exp(score − max): {fmt_row(shifted, tiny=True)}   (shifting every score changes no weight)")
         print(f"③ sum:              {fmt_number(float(shifted.sum()), tiny=True)}   (of the shifted exps)")
     else:
