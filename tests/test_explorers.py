@@ -547,9 +547,12 @@ def test_decoder_weights_are_causal_and_the_graph_keeps_each_positions_strongest
     assert shown["drawn"] == drawn < T * (T + 1) // 2
 
 
-def test_two_equal_weights_are_both_drawn_as_the_two_ts_of_the_example_are_without_the_mask():
+def test_two_equal_weights_are_both_drawn_as_the_two_ts_of_the_example_are_without_the_mask(capsys):
     # notebook 08's explorer cell says so: the demo head has no positions, so both t's weigh the same in every row
     assert nb08.explore_mask(nb08.EXAMPLE, causal=False)["drawn"] > len(nb08.EXAMPLE) == 8
+    assert "weights that tie for the strongest are all kept, so more than 1 per position" in capsys.readouterr().out
+    nb08.explore_mask(nb08.EXAMPLE, causal=True)  # no tie with the mask: one arrow each, and nothing more said
+    assert "tie" not in capsys.readouterr().out
 
 
 def test_encoder_weights_see_every_position_and_agree_on_the_last_row(capsys):
