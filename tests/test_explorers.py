@@ -219,9 +219,22 @@ def test_equal_averages_of_different_characters_are_called_chance_not_order(caps
     assert torch.equal(nb01.word_vectors("e"), nb01.word_vectors("y"))
     assert nb01.explore_bag_of_words("the", "thy")["same"].tolist() == [True, True, True]
     out = capsys.readouterr().out
-    assert "Identical at positions 0, 1, where the two prefixes hold the same characters" in out
+    assert "Identical at positions 0, 1, where the two prefixes are the same text." in out  # no order to lose
     assert "Identical at position 2 although the prefixes hold different characters" in out
     assert "yet their last averages are equal" in out and "so their last averages differ" not in out
+
+
+@pytest.mark.parametrize("word, other, said", [
+    ("dogs", "dogsdogs", "'dogsdogs' holds each character of 'dogs' 2 times as often: an average keeps the characters' "
+                         "shares, not their counts, so their last averages are equal."),
+    ("a", "aaa", "'aaa' holds each character of 'a' 3 times as often"),
+    ("aab", "ab", "'aab' and 'ab' hold the same characters, but in other shares, so their last averages differ."),
+])
+def test_the_same_characters_in_the_same_shares_average_alike_and_are_not_called_chance(word, other, said, capsys):
+    shown = nb01.explore_bag_of_words(word, other)
+    out = capsys.readouterr().out
+    assert said in out and "chance" not in out, out
+    assert torch.equal(shown["averages"][-1], shown["other_averages"][-1]) is ("as often" in said)
 
 
 def test_no_identical_position_means_no_equals_sign_in_the_legend(shown_figures):

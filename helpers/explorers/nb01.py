@@ -1,5 +1,7 @@
 """Notebook 01's own helpers: the bag-of-words explorer, which shows order is lost, and the running-average exercise."""
 
+from collections import Counter
+
 import torch
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
@@ -85,10 +87,14 @@ def _print_averages(words, averages, same) -> None:
 
 
 def _print_why_identical(words, averages, same) -> None:
-    """Where two different words' averages are identical, say why: the same characters in another order, or chance."""
+    """Where two different words' averages are identical, say why: the same text, the same characters in another
+    order, or chance; and whether their last averages agree, with why (an average keeps proportions, not counts)."""
     identical = same.nonzero().flatten().tolist()
-    order_lost = [t for t in identical if sorted(words[0][: t + 1]) == sorted(words[1][: t + 1])]
-    by_chance = [t for t in identical if t not in order_lost]
+    same_text = [t for t in identical if words[0][: t + 1] == words[1][: t + 1]]
+    order_lost = [t for t in identical if t not in same_text and sorted(words[0][: t + 1]) == sorted(words[1][: t + 1])]
+    by_chance = [t for t in identical if t not in same_text + order_lost]
+    if same_text:
+        print(f"Identical at {positions(same_text)}, where the two prefixes are the same text.")
     if order_lost:
         print(f"Identical at {positions(order_lost)}, where the two prefixes hold the same "
               "characters: the average cannot see their order.")
@@ -97,8 +103,16 @@ def _print_why_identical(words, averages, same) -> None:
               "characters: their vectors happen to add up alike (two whole numbers per character cannot keep "
               "every mix apart).")
     if sorted(words[0]) != sorted(words[1]):
+        short, long = sorted(words, key=len)
+        times = len(long) // len(short)
+        if Counter(long) == Counter({ch: n * times for ch, n in Counter(short).items()}):
+            print(f"{long!r} holds each character of {short!r} {times} times as often: an average keeps the "
+                  "characters' shares, not their counts, so their last averages are equal.")
+            return
         alike = torch.equal(averages[0][-1], averages[1][-1])
-        print(f"{words[0]!r} and {words[1]!r} are not made of the same characters"
+        what = ("are not made of the same characters" if set(words[0]) != set(words[1])
+                else "hold the same characters, but in other shares")
+        print(f"{words[0]!r} and {words[1]!r} {what}"
               + (", yet their last averages are equal: by chance, their vectors add up alike." if alike
                  else ", so their last averages differ."))
 
