@@ -276,9 +276,21 @@ def test_a_zero_sum_is_division_by_zero_and_draws_only_the_scores(capsys, shown_
 @pytest.mark.parametrize("row", ["0.1, 0.2, -0.3", "0.1, 0.2, 0.3, -0.6"])
 def test_a_row_that_sums_to_0_on_paper_is_not_divided_by_its_rounding_error(row, capsys):
     shown = nb02.explore_divide_by_sum(row)
-    assert shown["total"] != 0 and shown["weights"] is None  # float64 leaves about 1e-16
+    assert shown["total"] == 0 and shown["weights"] is None  # the sum on paper; float64 leaves about 1e-16
     out = capsys.readouterr().out
-    assert "(0 on paper;" in out and "is float rounding)" in out and "nothing to divide by" in out
+    assert "sum:          0   (on paper; float64 rounds its own sum to " in out and "nothing to divide by" in out
+
+
+@pytest.mark.parametrize("row, total, weights", [
+    ("1e16, 1, -1e16", "1", [1e16, 1.0, -1e16]),  # float64 drops the 1 beside 1e16: its sum is 0, not 1
+    ("1e16, 3, -1e16", "3", [1e16 / 3, 1.0, -1e16 / 3]),  # ... and its sum is 4
+])
+def test_a_row_whose_float_sum_is_rounded_is_divided_by_its_sum_on_paper(row, total, weights, capsys):
+    shown = nb02.explore_divide_by_sum(row)
+    torch.testing.assert_close(shown["weights"], torch.tensor(weights, dtype=torch.float64))
+    out = capsys.readouterr().out
+    assert f"sum:          {total}   (on paper; float64 rounds its own sum to" in out
+    assert "so the weights divide by the sum on paper" in out and "overflows" not in out
 
 
 def test_huge_weights_are_printed_in_powers_of_ten(capsys):

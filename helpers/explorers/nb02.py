@@ -26,22 +26,25 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
 
     Dividing by the sum is how scheme two turns the lower triangle into averages. It works for counts of 1, but
     arbitrary scores break it: a negative score becomes a negative weight, scores that add up to 0 leave nothing to
-    divide by, and scores that add up to a negative number give the lowest one the largest weight. Returns
-    {'scores', 'total', 'weights', 'problems'} (CPU float64 tensors; weights is None when there is nothing to divide
-    by), or None after reporting input that is not a row of numbers.
+    divide by, and scores that add up to a negative number give the lowest one the largest weight. The sum is the one
+    on paper (float64's own can round: 1e16 + 1 − 1e16 is 0 there). Returns {'scores', 'total', 'weights',
+    'problems'} (scores and weights CPU float64 tensors, weights None when there is nothing to divide by; total, the
+    sum on paper, a float), or None after reporting input that is not a row of numbers.
     """
     values, problem = parse_numbers(scores_text, EXAMPLE, MAX_SCORES)
     if problem:
         return report(problem)
     scores = torch.tensor(values, dtype=torch.float64)
-    total = float(scores.sum())
-    on_paper = sum(Decimal(repr(v)) for v in values)  # 0.1 + 0.2 - 0.3 is 0 here, 5.6e-17 in float64
-    weights = scores / total if on_paper != 0 else None
+    exact = [Decimal(repr(v)) for v in values]
+    on_paper = sum(exact)  # 0.1 + 0.2 - 0.3 is 0 here, 5.6e-17 in float64; 1e16 + 1 - 1e16 is 1 here, 0 there
+    total, floats = float(on_paper), float(scores.sum())
+    weights = torch.tensor([float(v / on_paper) for v in exact], dtype=torch.float64) if on_paper else None
     if weights is not None and not torch.isfinite(weights.float()).all():  # drawn in float32, like every explorer
         return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
                       "make their sum further from 0.")
     print(f"scores:       {fmt_row(scores, tiny=True)}")
-    rounding = f"   (0 on paper; {total:g} is float rounding)" if total and not on_paper else ""
+    rounding = "" if f"{floats:g}" == f"{total:g}" else f"   (on paper; float64 rounds its own sum to {floats:g}" + (
+        ", so the weights divide by the sum on paper)" if weights is not None else ")")
     print(f"sum:          {total:g}{rounding}")
     if weights is None:
         problems = ["The scores add up to 0, so there is nothing to divide by: dividing gives inf or nan "
