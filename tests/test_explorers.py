@@ -468,6 +468,11 @@ def test_scores_are_query_dot_key_and_depend_on_the_word():
     assert not torch.allclose(thou[1:, 1:], hou)
 
 
+def test_a_weight_too_small_for_two_decimals_is_not_printed_as_a_masked_0(capsys):
+    nb05.explore_word_scores("zzzzzzzz")  # only an exact 0, the future's, reads 0.00
+    assert "and shares out its weights: [0.18, 4.21e-03, 0.18" in capsys.readouterr().out
+
+
 def test_hou_under_random_matrices_gives_u_nearly_the_hand_set_weights_from_other_scores(shown_figures):
     # notebook 05's explorer cell says so: scores far from 4.0, 0.5 and 2.5, weights close to 0.80, 0.02 and 0.18
     shown = nb05.explore_word_scores("hou")

@@ -55,7 +55,7 @@ def explore_word_scores(word: str = "thou"):
     raw, masked, wei = word_scores(indices)
     scores = f"the last position ({word[-1]!r}) scores itself and its past:"
     print(f"{scores} {fmt_row(raw[-1])}")
-    print(f"{'and shares out its weights:':>{len(scores)}} {fmt_row(wei[-1])}")
+    print(f"{'and shares out its weights:':>{len(scores)}} {fmt_row(wei[-1], tiny=True)}")
     # The three stages side by side, on a figure pyplot never sees: the two score panels share one colour scale.
     panels = [Panel(raw, "raw", "wei — raw scores q · k"), Panel(masked, "masked"), Panel(wei, "softmax")]
     fig = show_wei_stages(panels, labels=word, axis_names="qk", fig=Figure())

@@ -59,7 +59,7 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     fig.tight_layout()
     show(fig, f"Heatmap of the demo head's wei for {word!r} ({kind}) beside the same weights drawn as a graph of "
               "arrows from the position read to the position reading.")
-    print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1])}")
+    print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1], tiny=True)}")
     nonzero = int((wei > 0).sum())
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
     ties = (f"; weights that tie for the strongest are all kept, so more than {ARROWS_PER_POSITION} per position"
