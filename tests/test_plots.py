@@ -354,7 +354,7 @@ def test_a_number_wider_than_four_characters_makes_its_panels_numbers_smaller_to
     raw, weights = heatmap_axes(wide)
     assert numbers_wider_than_their_cells(wide) == []
     assert CELL_TEXT_PT[0] < raw.texts[0].get_fontsize() < 0.95 * weights.texts[0].get_fontsize()  # in its own panel
-    ordinary = show_wei_stages([(-values.sign() * 0.9, "raw"), (torch.eye(4), "softmax")], labels="abcd")
+    ordinary = show_wei_stages([(values.sign() * 0.9, "raw"), (torch.eye(4), "softmax")], labels="abcd")  # −0.9
     assert len({round(text.get_fontsize(), 6) for text in cell_numbers(ordinary)}) == 1
 
 

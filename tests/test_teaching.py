@@ -83,7 +83,7 @@ def test_the_guides_opening_quotes_only_figures_a_notebook_states():
     assert not invented, f"docs/teaching.md's opening quotes {invented}, which no notebook states or prints"
 
 
-def test_the_guide_has_a_section_for_each_notebook_it_names_and_claims_to_check():
+def test_the_guides_sections_are_real_notebooks_and_it_has_claims_to_check():
     numbers = {p.name[:2] for p in notebook_paths()}
     assert SECTIONS and set(SECTIONS) <= numbers, f"docs/teaching.md has sections for {sorted(set(SECTIONS) - numbers)}"
     assert len(EXPLORER_CLAIMS) >= 5

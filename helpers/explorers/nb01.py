@@ -103,11 +103,10 @@ def _print_why_identical(words, averages, same) -> None:
               "characters: their vectors happen to add up alike (two whole numbers per character cannot keep "
               "every mix apart).")
     if sorted(words[0]) != sorted(words[1]):
-        short, long = sorted(words, key=len)
-        times = len(long) // len(short)
-        if Counter(long) == Counter({ch: n * times for ch, n in Counter(short).items()}):
-            print(f"{long!r} holds each character of {short!r} {times} times as often: an average keeps the "
-                  "characters' shares, not their counts, so their last averages are equal.")
+        counts = [Counter(w) for w in words]
+        if all(counts[0][ch] * len(words[1]) == counts[1][ch] * len(words[0]) for ch in counts[0] | counts[1]):
+            print(f"{words[0]!r} and {words[1]!r} hold the same characters in the same shares: an average keeps the "
+                  "shares, not the counts, so their last averages are equal.")
             return
         alike = torch.equal(averages[0][-1], averages[1][-1])
         what = ("are not made of the same characters" if set(words[0]) != set(words[1])

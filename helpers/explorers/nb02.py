@@ -1,6 +1,7 @@
 """Notebook 02's own helpers: the divide-by-the-sum explorer and the causal-average-weights exercise."""
 
-from decimal import Decimal
+import math
+from fractions import Fraction
 
 import torch
 
@@ -13,6 +14,14 @@ from .core import explorer, fmt_number, fmt_row, new_figure, parse_numbers, repo
 
 MAX_SCORES = ANNOTATE_UP_TO  # show_wei writes every value up to this width
 EXAMPLE = "2, -1, 3"
+
+
+def _to_float(value: Fraction) -> float:
+    """`value` as a float, ±inf where it is beyond float64 (where float() raises instead)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 @explorer(refuses=[
@@ -35,10 +44,10 @@ def explore_divide_by_sum(scores_text: str = EXAMPLE) -> dict | None:
     if problem:
         return report(problem)
     scores = torch.tensor(values, dtype=torch.float64)
-    exact = [Decimal(repr(v)) for v in values]
+    exact = [Fraction(repr(v)) for v in values]  # exact at any spread of sizes (1e30 + 1 − 1e30 is 1)
     on_paper = sum(exact)  # 0.1 + 0.2 - 0.3 is 0 here, 5.6e-17 in float64; 1e16 + 1 - 1e16 is 1 here, 0 there
     total, floats = float(on_paper), float(scores.sum())
-    weights = torch.tensor([float(v / on_paper) for v in exact], dtype=torch.float64) if on_paper else None
+    weights = torch.tensor([_to_float(v / on_paper) for v in exact], dtype=torch.float64) if on_paper else None
     if weights is not None and not torch.isfinite(weights.float()).all():  # drawn in float32, like every explorer
         return report(f"The scores add up to {total:.3g}, so close to 0 that dividing by it overflows: "
                       "make their sum further from 0.")

@@ -62,7 +62,7 @@ def explore_mask(word: str = EXAMPLE, causal: bool = True):
     print(f"{kind}: the last position ({word[-1]!r}) reads {fmt_row(wei[-1], tiny=True)}")
     nonzero = int((wei > 0).sum())
     drawn = len(graph_edges(wei, ARROWS_PER_POSITION))
-    ties = (f"; weights that tie for the strongest are all kept, so more than {ARROWS_PER_POSITION} per position"
+    ties = (f"; weights that tie for the strongest are all kept, so some positions keep more than {ARROWS_PER_POSITION}"
             if drawn > ARROWS_PER_POSITION * len(idx) else "")
     print(f"{counted(nonzero, 'non-zero weight')} of {counted(len(idx) ** 2, 'cell')}; the graph keeps "
           f"{kept_arrows(ARROWS_PER_POSITION)}: {counted(drawn, 'arrow')}, loops included{ties}")

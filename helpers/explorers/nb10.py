@@ -117,7 +117,7 @@ def _misplaced_heads_words(got, inputs, atol) -> str | None:
         if list(heads) == list(range(n_head)):
             continue
         same = proj(torch.cat([outs[h] for h in heads], dim=-1))  # _right(…, heads=heads), its heads computed once
-        if got.shape == same.shape and close(got, as_float(same), atol):
+        if close(got, as_float(same), atol):  # got has the answer's shape, as every explain's does
             if len(set(heads)) == 1:
                 return (f"every head used head {heads[0]}'s weights: head h must use its own, wq[h], wk[h] and wv[h] "
                         "(check the index inside your loop).")
