@@ -97,7 +97,7 @@ def parse_numbers(text, example: str, max_count: int, what: str = "score",
                       f"between them, e.g. {example}.")
     values = []
     for position, piece in enumerate(p.strip() for p in text.split(",")):
-        which = f"{what.capitalize()} {position}"  # "Score 2"
+        which = f"{'Entry' if what == 'number' else what.capitalize()} {position}"  # "Score 2"; not "Number 2"
         if not piece:
             return None, f"{which} is empty: remove the extra comma, e.g. {example}."
         try:

@@ -81,7 +81,7 @@ def draw(word: str, wei: torch.Tensor, bars: dict[str, torch.Tensor]) -> None:
 @explorer(refuses=[
     ({"value_weight": "1, 2, 3"}, "type 6"),
     ({"value_weight": "1, 2, 3, 4, 5, 6, 7"}, "at most 6"),
-    ({"value_weight": "1, 2, x, 4, 5, 6"}, "not a number"),
+    ({"value_weight": "1, 2, x, 4, 5, 6"}, "Entry 2, 'x', is not a number"),  # not "Number 2, 'x', is not a number"
     ({"value_weight": None}, "There are no numbers"),
 ])
 def explore_value_weight(value_weight: str = SWAPPED_VALUE_TEXT):
