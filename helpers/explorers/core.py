@@ -141,10 +141,20 @@ def parse_word(word, max_len: int, what: str = "word", example: str = "hou",
     return [STOI[ch] for ch in word], None
 
 
+def int_hint(value) -> str:
+    """For a whole number given as a float (64.0) or as text ('64'), how to write it instead; else ""."""
+    if isinstance(value, float) and value.is_integer():
+        return f" (write {int(value)}, without the decimal point)"
+    if isinstance(value, str) and value.strip().isdigit():
+        return f" (write {value.strip()}, without the quotes)"
+    return ""
+
+
 def check_position(value, length: int) -> str | None:
     """None when `value` is a position 'now' of a row of `length` scores, else one sentence saying what to do."""
     if isinstance(value, bool) or not isinstance(value, int):
-        return f"The position 'now' is {quote(value)}, not a whole number: pick one from 0 to {length - 1}."
+        return (f"The position 'now' is {quote(value)}, not a whole number{int_hint(value)}: pick one from 0 to "
+                f"{length - 1}.")
     if value < 0:
         return f"The position 'now' is {value}, but positions count from 0: pick one from 0 to {length - 1}."
     if value >= length:

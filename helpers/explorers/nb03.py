@@ -39,6 +39,7 @@ def now_slider(scores_control, value: int = 2):
     ({"scores_text": "2, -1", "now": 7}, "(positions 0 to 1): move it to 1 or lower"),
     ({"now": -1}, "count from 0"),
     ({"now": 1.5}, "not a whole number"),
+    ({"now": "1"}, "not a whole number (write 1, without the quotes)"),
 ])
 def explore_masked_softmax(scores_text: str = EXAMPLE, now: int = 2) -> dict | None:
     """Mask the future of a typed row of scores, softmax it, print each step and draw the three stages.

@@ -10,7 +10,7 @@ from ..attention import causal_softmax
 from ..exercises import Exercise, Mistake
 from ..exercises.explain import ELEMENTWISE_SCORES, explain_scores, scale_name, scale_slips
 from ..plots import show_wei
-from .core import explorer, fmt_row, new_figure, quote, report, seeded_randn, show
+from .core import explorer, fmt_row, int_hint, new_figure, quote, report, seeded_randn, show
 
 TEXT = "thou art"  # the characters on the axes; the q and k are random, as at initialisation
 HEAD_SIZES = (4, 16, 64, 256, 1024)
@@ -29,6 +29,7 @@ def scores(q: torch.Tensor, k: torch.Tensor, scaled: bool) -> torch.Tensor:
 @explorer(refuses=[
     ({"head_size": 0}, "at least 1"),
     ({"head_size": 2.5}, "whole number"),
+    ({"head_size": 64.0}, "not 64.0 (write 64, without the decimal point)"),
     ({"head_size": True}, "whole number"),
     ({"head_size": 10_000}, "4096 or less"),
     ({"scaled": "yes"}, "yes/no"),
@@ -40,7 +41,8 @@ def explore_scaling(head_size: int = 1024, scaled: bool = True):
     (over rows 1…T−1; row 0 can only look at itself)}, or None after one sentence about bad input.
     """
     if isinstance(head_size, bool) or not isinstance(head_size, int) or head_size < 1:
-        return report(f"The head size must be a whole number of at least 1, e.g. 64, not {quote(head_size)}.")
+        return report(f"The head size must be a whole number of at least 1, e.g. 64, not {quote(head_size)}"
+                      f"{int_hint(head_size)}.")
     if head_size > 4096:
         return report(f"A head size of {head_size} is larger than this picture needs: pick 4096 or less, e.g. 1024.")
     if not isinstance(scaled, bool):

@@ -14,7 +14,7 @@ from ..models import embed
 from ..plots import show_wei
 from ..training import model_device
 from ..words import listed
-from .core import explorer, fmt_row, new_figure, parse_word, quote, report, show
+from .core import explorer, fmt_row, int_hint, new_figure, parse_word, quote, report, show
 
 EXAMPLE = "thou art"
 
@@ -36,7 +36,8 @@ def layer_weights(model, idx: list[int], layer: int) -> torch.Tensor:
 def whole_number_problem(value, what: str, count: int) -> str | None:
     """One sentence when `value` is not a whole number from 0 to count − 1, else None."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
-        return f"The {what} is a whole number from 0 to {count - 1} (this model has {count}), not {quote(value)}."
+        return (f"The {what} is a whole number from 0 to {count - 1} (this model has {count}), not {quote(value)}"
+                f"{int_hint(value)}.")
     return None
 
 
