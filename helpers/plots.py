@@ -303,16 +303,16 @@ def fit_cell_text(ax) -> None:
     box = ax.get_position()
     width, height = ax.figure.get_size_inches()
     cell_points = 72 * min(box.width * width / S, box.height * height / T)  # cells are square
-    widest = max((width_in_ems(text) for text in {t.get_text() for t in ax.texts}), default=1)
+    widest = max((text_ems(text)[0] for text in {t.get_text() for t in ax.texts}), default=1)
     size = min(CELL_TEXT_SHARE * cell_points, CELL_TEXT_FILL * cell_points / widest)
     plt.setp(ax.texts, fontsize=min(CELL_TEXT_PT[1], max(CELL_TEXT_PT[0], size)))
 
 
 @functools.cache
-def width_in_ems(text: str) -> float:
-    """How wide `text` is in the course's font, in ems (its width at 1 pt, in points)."""
-    width, _, _ = text_to_path.get_text_width_height_descent(text, FontProperties(size=100), ismath=False)
-    return width / 100
+def text_ems(text: str) -> tuple[float, float]:
+    """How wide and how tall `text` is in the course's font, in ems (in points at 1 pt: times a size, its points)."""
+    width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(size=100), ismath=False)
+    return width / 100, height / 100
 
 
 def fit_numbers_to_cells(fig) -> None:

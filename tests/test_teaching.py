@@ -11,6 +11,7 @@ A notebook without a section is not an error: the plan covers the notebooks it c
 """
 
 import contextlib
+import functools
 import io
 import re
 from pathlib import Path
@@ -38,8 +39,9 @@ def guide_sections(text: str) -> dict[str, str]:
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
+@functools.cache
 def notebook(number: str):
-    """Notebook `number`'s stored form."""
+    """Notebook `number`'s stored form (read once: the tests only read it)."""
     path = next(p for p in notebook_paths() if p.name.startswith(number))
     return nbformat.read(path, as_version=4)
 

@@ -3,16 +3,14 @@
 from collections import Counter
 
 import torch
-from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
-from matplotlib.textpath import text_to_path
 from matplotlib.transforms import offset_copy
 
 from ..averaging import average_loop
 from ..data import CHARS, STOI, encode
 from ..exercises import Exercise, Mistake
 from ..exercises.core import close, fmt, unwritten_rows
-from ..plots import TEXT_PT, char_label
+from ..plots import TEXT_PT, char_label, text_ems
 from ..words import counted
 from .core import explorer, fmt_row, new_figure, parse_word, report, show
 
@@ -120,7 +118,7 @@ def _label_height(value: float, written: bool, upright: bool) -> float:
     """Points from the top of a bar to just above its written value: where its "=" goes."""
     if not written:
         return 3
-    width, height, _ = text_to_path.get_text_width_height_descent(fmt(value), FontProperties(size=TEXT_PT), False)
+    width, height = (TEXT_PT * ems for ems in text_ems(fmt(value)))
     return 5 + (width if upright else height)  # an upright value is as tall as it is wide; 2 points of padding
 
 
